@@ -1,0 +1,63 @@
+/* strbuf.c: growable string buffer. Allocation failure aborts: there is no sane way
+ * to report an error about a message we cannot build. */
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cl_sb_init(cl_strbuf *sb) { sb->data = NULL; sb->len = sb->cap = 0; }
+
+void cl_sb_free(cl_strbuf *sb) { free(sb->data); cl_sb_init(sb); }
+
+void cl_sb_clear(cl_strbuf *sb) { sb->len = 0; if (sb->data) sb->data[0] = '\0'; }
+
+static void reserve(cl_strbuf *sb, size_t extra)
+{
+    size_t need = sb->len + extra + 1;
+    if (need <= sb->cap)
+        return;
+    size_t cap = sb->cap ? sb->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    char *p = realloc(sb->data, cap);
+    if (!p)
+        abort();
+    sb->data = p;
+    sb->cap = cap;
+}
+
+void cl_sb_appendn(cl_strbuf *sb, const char *s, size_t n)
+{
+    reserve(sb, n);
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
+
+void cl_sb_append(cl_strbuf *sb, const char *s) { cl_sb_appendn(sb, s, strlen(s)); }
+
+void cl_sb_printf(cl_strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    reserve(sb, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb->len += (size_t)n;
+}
+
+const char *cl_sb_str(const cl_strbuf *sb) { return sb->data ? sb->data : ""; }
+
+char *cl_sb_take(cl_strbuf *sb)
+{
+    char *s = sb->data ? sb->data : strdup("");
+    cl_sb_init(sb);
+    return s;
+}
