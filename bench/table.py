@@ -34,9 +34,10 @@ def main():
         for i, c in enumerate(bench):
             b = c.get("bench") or {}
             ms = b.get("median_ms", 0)
-            if b.get("flops"):
+            kind = ref.get("metric", "bandwidth")
+            if kind == "tflops":
                 metric = f"{b['flops'] / (ms * 1e-3) / 1e12:.0f} TFLOP/s"
-            elif b.get("items"):
+            elif kind == "throughput":
                 metric = f"{b['items'] / (ms * 1e-3):.3g} {b.get('items_unit', 'items')}/s"
             else:
                 metric = f"{b.get('metric', 0):.0f} GB/s"

@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int probe_launch_copy(const void *src, void *dst, size_t bytes, int blocks, int threads, cudaStream_t stream);
+int probe_copy_variants(void);
+const char *probe_copy_name(int variant);
+int probe_launch_copy(int variant, const void *src, void *dst, size_t bytes, int blocks, int threads,
+                      cudaStream_t stream);
 int probe_fill_half(void *p, size_t n, unsigned seed, cudaStream_t stream);
 
 #define RUNS 30
@@ -79,27 +82,29 @@ static int measure_copy(struct cudaDeviceProp *p, json_t *out)
     CUDA_TRY(cudaEventCreate(&e1));
     int shapes[][2] = {{2, 256}, {4, 256}, {8, 256}, {16, 256}, {4, 512}, {2, 1024}};
     double best = 0;
-    int best_blocks = 0, best_threads = 0;
+    int best_blocks = 0, best_threads = 0, best_variant = 0;
     float t[RUNS];
-    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
-        int blocks = p->multiProcessorCount * shapes[k][0], threads = shapes[k][1];
-        for (int r = -3; r < RUNS; r++) {
-            CUDA_TRY(cudaEventRecord(e0, s));
-            if (probe_launch_copy(a, b, bytes, blocks, threads, s))
-                return snprintf(g_err, sizeof g_err, "copy kernel launch failed"), -1;
-            CUDA_TRY(cudaEventRecord(e1, s));
-            CUDA_TRY(cudaEventSynchronize(e1));
-            if (r >= 0)
-                CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+    for (int v = 0; v < probe_copy_variants(); v++)
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            int blocks = p->multiProcessorCount * shapes[k][0], threads = shapes[k][1];
+            for (int r = -3; r < RUNS; r++) {
+                CUDA_TRY(cudaEventRecord(e0, s));
+                if (probe_launch_copy(v, a, b, bytes, blocks, threads, s))
+                    return snprintf(g_err, sizeof g_err, "copy kernel launch failed"), -1;
+                CUDA_TRY(cudaEventRecord(e1, s));
+                CUDA_TRY(cudaEventSynchronize(e1));
+                if (r >= 0)
+                    CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+            }
+            qsort(t, RUNS, sizeof t[0], cmp_float);
+            double gbps = 2.0 * (double)bytes / (t[RUNS / 2] * 1e-3) / 1e9;
+            if (gbps > best) {
+                best = gbps;
+                best_blocks = blocks;
+                best_threads = threads;
+                best_variant = v;
+            }
         }
-        qsort(t, RUNS, sizeof t[0], cmp_float);
-        double gbps = 2.0 * (double)bytes / (t[RUNS / 2] * 1e-3) / 1e9;
-        if (gbps > best) {
-            best = gbps;
-            best_blocks = blocks;
-            best_threads = threads;
-        }
-    }
     /* cudaMemcpy device-to-device, for comparison */
     for (int r = -3; r < RUNS; r++) {
         CUDA_TRY(cudaEventRecord(e0, s));
@@ -113,7 +118,8 @@ static int measure_copy(struct cudaDeviceProp *p, json_t *out)
     double memcpy_gbps = 2.0 * (double)bytes / (t[RUNS / 2] * 1e-3) / 1e9;
     json_object_set_new(out, "copy_gbps", json_real(best));
     json_object_set_new(out, "copy_bytes", json_integer((json_int_t)bytes));
-    json_object_set_new(out, "copy_launch", json_pack("{s:i, s:i}", "blocks", best_blocks, "threads", best_threads));
+    json_object_set_new(out, "copy_launch", json_pack("{s:s, s:i, s:i}", "kernel", probe_copy_name(best_variant),
+                                                      "blocks", best_blocks, "threads", best_threads));
     json_object_set_new(out, "memcpy_gbps", json_real(memcpy_gbps));
     cudaFree(a);
     cudaFree(b);

@@ -723,6 +723,7 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
     if (cl_lab_load(cl_home_dir(), o->lab, &g.lab, err))
         return -1;
     snprintf(r->title, sizeof r->title, "%s", g.lab.title.en);
+    r->metric = (int)g.lab.metric;
     int want_bench = o->bench;
     int want_test = o->test || o->bench;
     r->did_test = want_test;

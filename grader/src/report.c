@@ -82,6 +82,7 @@ json_t *cl_result_to_json(const cl_result *r)
     json_t *o = json_object();
     set_str(o, "lab", r->lab);
     set_str(o, "title", r->title);
+    set_str(o, "metric", cl_metric_name((cl_metric)r->metric));
     set_str(o, "solution", r->solution);
     json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
     set_str(o, "verdict", cl_verdict_name(r->verdict));
@@ -138,15 +139,15 @@ static cl_color verdict_color(cl_verdict v)
 
 static void fmt_metric(const cl_result *r, const cl_case_result *c, char *out, size_t n)
 {
-    if (c->bytes > 0 && c->flops <= 0 && c->items <= 0)
-        snprintf(out, n, "%.0f GB/s", c->metric);
-    else if (c->flops > 0)
-        snprintf(out, n, "%.1f TFLOP/s", c->flops / (c->median_ms * 1e-3) / 1e12);
-    else if (c->items > 0)
-        snprintf(out, n, "%.3g %s/s", c->items / (c->median_ms * 1e-3), c->items_unit ? c->items_unit : "items");
-    else
-        snprintf(out, n, "%.3f ms", c->median_ms);
-    (void)r;
+    double s = c->median_ms * 1e-3;
+    switch (r->metric) {
+    case CL_METRIC_BANDWIDTH: snprintf(out, n, "%.0f GB/s", c->bytes / s / 1e9); break;
+    case CL_METRIC_TFLOPS: snprintf(out, n, "%.1f TFLOP/s", c->flops / s / 1e12); break;
+    case CL_METRIC_THROUGHPUT:
+        snprintf(out, n, "%.3g %s/s", c->items / s, c->items_unit && *c->items_unit ? c->items_unit : "items");
+        break;
+    default: snprintf(out, n, "%.3f ms", c->median_ms); break;
+    }
 }
 
 static void print_output_tail(const cl_result *r, FILE *f)

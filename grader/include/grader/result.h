@@ -63,6 +63,7 @@ typedef struct cl_case_result {
 typedef struct cl_result {
     char lab[64];
     char title[256];
+    int metric;           /* the lab's cl_metric, for formatting */
     char solution[4096];
     uint64_t seed;
     int did_test, did_bench, did_sanitize;
