@@ -1,5 +1,5 @@
-# deps.cmake: the Debian-packaged libraries cudalab links (libyaml, SQLite, jansson)
-# and Check for the tests. With CUDALAB_STATIC_DEPS the .a archives are preferred, so
+# deps.cmake: the Debian-packaged libraries cudalab links (libyaml, SQLite, jansson,
+# libarchive and nettle for the classroom) and Check for the tests. With CUDALAB_STATIC_DEPS the .a archives are preferred, so
 # the binaries run on a machine that has only the CUDA driver (the GPU box).
 find_package(PkgConfig REQUIRED)
 
@@ -22,6 +22,32 @@ endfunction()
 cudalab_dep(dep_yaml yaml-0.1 yaml)
 cudalab_dep(dep_sqlite sqlite3 sqlite3)
 cudalab_dep(dep_jansson jansson jansson)
+cudalab_dep(dep_nettle nettle nettle)
+# libarchive (student archives): static only when every library it needs has a .a
+# (Debian ships no libacl.a, liblz4.a or libzstd.a); otherwise the shared library.
+pkg_check_modules(PC_dep_archive REQUIRED IMPORTED_TARGET libarchive)
+add_library(dep_archive INTERFACE)
+set(archive_static "")
+if(CUDALAB_STATIC_DEPS)
+  execute_process(COMMAND ${PKG_CONFIG_EXECUTABLE} --static --libs-only-l libarchive
+                  OUTPUT_VARIABLE archive_libs OUTPUT_STRIP_TRAILING_WHITESPACE)
+  string(REPLACE "-l" "" archive_libs "${archive_libs}")
+  separate_arguments(archive_libs)
+  foreach(l ${archive_libs})
+    find_library(archive_static_${l} NAMES lib${l}.a)
+    if(NOT archive_static_${l})
+      set(archive_static "")
+      break()
+    endif()
+    list(APPEND archive_static ${archive_static_${l}})
+  endforeach()
+endif()
+if(archive_static)
+  target_link_libraries(dep_archive INTERFACE ${archive_static})
+  target_include_directories(dep_archive INTERFACE ${PC_dep_archive_INCLUDE_DIRS})
+else()
+  target_link_libraries(dep_archive INTERFACE PkgConfig::PC_dep_archive)
+endif()
 find_package(Threads REQUIRED)
 target_link_libraries(dep_sqlite INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
 

@@ -1,0 +1,209 @@
+/* cmd_grade.c: cudalab grade: a folder of submissions (instructors).
+ *
+ *   cudalab grade --lab L --submissions DIR [--roster roster.csv] [--out DIR] [--course FILE]
+ *                 [--gpus 0,1|N] [--slurm [--gres G|none] [--partition P] [--max-parallel N]]
+ *                 [--timeout S] [--arch sm_XY] [--no-reference] [--no-sandbox] [--report-only] [--json]
+ * and, inside a Slurm job array (written by --slurm): cudalab grade --task MANIFEST --index I */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "grader/classroom.h"
+#include "term.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cudalab grade --lab LAB --submissions DIR [options]\n"
+            "  Grades every submission in DIR (a .cu file, a folder, or a .zip/.tar/.tar.gz per\n"
+            "  student) in the sandbox; writes a gradebook (SQLite), grades.csv, an HTML report and\n"
+            "  junit.xml to the output folder. A rerun grades only what changed.\n"
+            "  --out DIR            output folder (default: grades-LAB)\n"
+            "  --roster FILE        a CSV with an id column (and name, email): missing students show\n"
+            "  --course FILE        course config (weights, tiers, deadline, bans, secret, limits)\n"
+            "  --gpus 0,2|N         GPUs to use, one worker each (default: every visible GPU)\n"
+            "  --slurm              submit a Slurm job array (one task per submission) and wait\n"
+            "  --gres G|none        the array's --gres (default: the course's, or gpu:1)\n"
+            "  --partition P        the array's partition\n"
+            "  --max-parallel N     at most N tasks at once\n"
+            "  --timeout S          wall-clock limit per run instead of the lab's\n"
+            "  --arch sm_XY         compile for this architecture\n"
+            "  --no-reference       do not time the reference alongside\n"
+            "  --no-sandbox         grade without isolation (only for code you trust)\n"
+            "  --report-only        only rebuild the reports from the gradebook\n"
+            "  --json               print a summary as JSON\n");
+}
+
+typedef struct ui {
+    int json, tty;
+} ui;
+
+static void on_event(void *ctx, const char *kind, const char *student, const char *detail, int done, int total)
+{
+    ui *u = ctx;
+    if (u->json && strcmp(kind, "error"))
+        return;
+    FILE *f = stderr;
+    if (!strcmp(kind, "start")) {
+        cl_progress("[%d/%d done] grading %s (%s)...", done, total, student, detail);
+    } else if (!strcmp(kind, "done")) {
+        cl_progress_clear();
+        char verdict[64];
+        double score = 0;
+        sscanf(detail, "%63s %lf", verdict, &score);
+        int good = !strcmp(verdict, "pass") || !strcmp(verdict, "good") || !strcmp(verdict, "excellent") ||
+                   !strcmp(verdict, "correct");
+        fprintf(f, "  %3d/%-3d %-24s %s%-14s%s %6.1f\n", done, total, student,
+                cl_c(f, good ? CL_GREEN : !strcmp(verdict, "slow") ? CL_YELLOW : CL_RED), verdict, cl_c0(f), score);
+    } else if (!strcmp(kind, "skip")) {
+        /* counted in the summary */
+    } else if (!strcmp(kind, "error")) {
+        cl_progress_clear();
+        fprintf(f, "cudalab grade: %s%s%s\n", student ? student : "", student ? ": " : "", detail);
+    } else if (!strcmp(kind, "note")) {
+        cl_progress_clear();
+        fprintf(f, "%snote:%s %s%s%s\n", cl_c(f, CL_DIM), cl_c0(f), student ? student : "", student ? ": " : "",
+                detail);
+    }
+}
+
+static void print_summary(const cl_class_summary *s, int json)
+{
+    if (json) {
+        json_t *j = json_object();
+        json_object_set_new(j, "total", json_integer(s->total));
+        json_object_set_new(j, "graded", json_integer(s->graded));
+        json_object_set_new(j, "skipped", json_integer(s->skipped));
+        json_object_set_new(j, "missing", json_integer(s->missing));
+        json_object_set_new(j, "failed_tasks", json_integer(s->failed_tasks));
+        json_object_set_new(j, "workers", json_integer(s->workers));
+        json_object_set_new(j, "seconds", json_real(s->seconds));
+        json_object_set_new(j, "sandbox", json_string(s->sandbox));
+        json_object_set_new(j, "gradebook", json_string(s->gradebook));
+        json_object_set_new(j, "csv", json_string(s->csv));
+        json_object_set_new(j, "html", json_string(s->html));
+        json_object_set_new(j, "junit", json_string(s->junit));
+        if (s->slurm_job[0])
+            json_object_set_new(j, "slurm_job", json_string(s->slurm_job));
+        json_t *v = json_object();
+        for (int k = 0; k <= CL_V_EXCELLENT; k++)
+            if (s->verdicts[k])
+                json_object_set_new(v, cl_verdict_name((cl_verdict)k), json_integer(s->verdicts[k]));
+        json_object_set_new(j, "verdicts", v);
+        char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+        puts(text);
+        free(text);
+        json_decref(j);
+        return;
+    }
+    FILE *f = stdout;
+    printf("%sgraded %d%s, skipped %d (already graded), %d missing", cl_c(f, CL_BOLD), s->graded, cl_c0(f), s->skipped,
+           s->missing);
+    if (s->failed_tasks)
+        printf(", %s%d Slurm task%s without a result%s", cl_c(f, CL_RED), s->failed_tasks,
+               s->failed_tasks == 1 ? "" : "s", cl_c0(f));
+    printf(" in %.0f s", s->seconds);
+    if (s->graded && s->seconds > 0)
+        printf(" (%.1f submissions/min)", s->graded * 60.0 / s->seconds);
+    printf("\n  verdicts  ");
+    for (int k = 0; k <= CL_V_EXCELLENT; k++)
+        if (s->verdicts[k])
+            printf("%s %d  ", cl_verdict_name((cl_verdict)k), s->verdicts[k]);
+    printf("\n");
+    if (s->sandbox[0])
+        printf("  sandbox   %s\n", s->sandbox);
+    printf("  gradebook %s\n  csv       %s\n  report    %s\n  junit     %s\n", s->gradebook, s->csv, s->html, s->junit);
+}
+
+int cmd_grade(int argc, char **argv)
+{
+    enum { O_LAB = 256, O_SUB, O_ROSTER, O_OUT, O_COURSE, O_GPUS, O_JOBS, O_SLURM, O_GRES, O_PART, O_MAXP, O_POLL,
+           O_TIMEOUT, O_ARCH, O_NOREF, O_NOSB, O_REPORT, O_JSON, O_RUNNER, O_TASK, O_INDEX, O_WATCHDOG };
+    static const struct option opts[] = {
+        {"lab", required_argument, 0, O_LAB},        {"submissions", required_argument, 0, O_SUB},
+        {"roster", required_argument, 0, O_ROSTER},  {"out", required_argument, 0, O_OUT},
+        {"course", required_argument, 0, O_COURSE},  {"gpus", required_argument, 0, O_GPUS},
+        {"jobs", required_argument, 0, O_JOBS},      {"slurm", no_argument, 0, O_SLURM},
+        {"gres", required_argument, 0, O_GRES},      {"partition", required_argument, 0, O_PART},
+        {"max-parallel", required_argument, 0, O_MAXP}, {"poll", required_argument, 0, O_POLL},
+        {"timeout", required_argument, 0, O_TIMEOUT}, {"arch", required_argument, 0, O_ARCH},
+        {"no-reference", no_argument, 0, O_NOREF},   {"no-sandbox", no_argument, 0, O_NOSB},
+        {"report-only", no_argument, 0, O_REPORT},   {"json", no_argument, 0, O_JSON},
+        {"runner", required_argument, 0, O_RUNNER},  {"task", required_argument, 0, O_TASK},
+        {"index", required_argument, 0, O_INDEX},    {"watchdog", required_argument, 0, O_WATCHDOG},
+        {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
+    cl_class_opts o = {0};
+    ui u = {0, isatty(STDERR_FILENO)};
+    const char *task = NULL;
+    int index = -1, ch;
+    char out_default[300];
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case O_LAB: o.lab = optarg; break;
+        case O_SUB: o.submissions = optarg; break;
+        case O_ROSTER: o.roster = optarg; break;
+        case O_OUT: o.out = optarg; break;
+        case O_COURSE: o.course_path = optarg; break;
+        case O_GPUS: o.gpus = optarg; break;
+        case O_JOBS: o.jobs = atoi(optarg); break;
+        case O_SLURM: o.slurm = 1; break;
+        case O_GRES: o.slurm_gres = optarg; break;
+        case O_PART: o.slurm_partition = optarg; break;
+        case O_MAXP: o.slurm_max_parallel = atoi(optarg); break;
+        case O_POLL: o.slurm_poll_s = atof(optarg); break;
+        case O_TIMEOUT:
+            if ((o.timeout_s = atof(optarg)) <= 0) {
+                fprintf(stderr, "cudalab grade: --timeout wants seconds > 0\n");
+                return 2;
+            }
+            break;
+        case O_ARCH: o.arch = optarg; break;
+        case O_NOREF: o.no_reference = 1; break;
+        case O_NOSB: o.no_sandbox = 1; break;
+        case O_REPORT: o.report_only = 1; break;
+        case O_JSON: u.json = 1; break;
+        case O_RUNNER: o.runner = optarg; o.allow_prebuilt = 1; break; /* the CPU test suite's host runner */
+        case O_TASK: task = optarg; break;
+        case O_INDEX: index = atoi(optarg); break;
+        case O_WATCHDOG: o.watchdog_s = atof(optarg); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    cl_err err;
+    if (task) { /* one Slurm array task */
+        if (index < 0) {
+            fprintf(stderr, "cudalab grade --task needs --index\n");
+            return 2;
+        }
+        if (cl_class_slurm_task(task, index, &err)) {
+            fprintf(stderr, "cudalab grade: task %d: %s\n", index, err.msg);
+            return 1;
+        }
+        return 0;
+    }
+    if (optind < argc || !o.lab || !o.submissions) {
+        usage(stderr);
+        return 2;
+    }
+    if (!o.out) {
+        snprintf(out_default, sizeof out_default, "grades-%s", o.lab);
+        o.out = out_default;
+    }
+    o.event = on_event;
+    o.ctx = &u;
+    cl_class_summary sum;
+    int rc = cl_class_grade(&o, &sum, &err);
+    cl_progress_clear();
+    if (rc) {
+        fprintf(stderr, "cudalab grade: %s\n", err.msg);
+        return 2;
+    }
+    print_summary(&sum, u.json);
+    return sum.failed_tasks ? 1 : 0;
+}

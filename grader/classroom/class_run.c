@@ -1,0 +1,403 @@
+/* class_run.c: `cudalab grade`: a folder of submissions -> the gradebook and the reports.
+ *
+ * Resume comes from the gradebook's key: a submission whose (student, lab, submission
+ * hash, config hash) has a row is skipped. The rest is graded by one worker per GPU
+ * (CUDA_VISIBLE_DEVICES set to its GPU; with the host test runner, --jobs workers), each
+ * submission in its own sandboxed process, and recorded the moment it finishes, in its own
+ * transaction: a run killed at any point loses only the gradings in flight. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "class_internal.h"
+#include "db.h"
+#include "strbuf.h"
+
+#define MAX_WORKERS 64
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cl_class_event(cl_class_run *r, const char *kind, const char *student, const char *detail)
+{
+    if (r->o->event)
+        r->o->event(r->o->ctx, kind, student, detail, r->done, r->total);
+}
+
+static void note_cb(void *ctx, const char *msg) { cl_class_event(ctx, "note", NULL, msg); }
+
+void cl_class_fill_job(cl_class_run *r, cl_class_job *job, const cl_submission *s, const char *gpu)
+{
+    memset(job, 0, sizeof *job);
+    job->lab = r->o->lab;
+    job->course = &r->course;
+    job->rules = r->rules;
+    job->sub = s;
+    job->seed = cl_student_seed(r->course.secret, r->course.secret_len, r->o->lab, s->student, s->sha256);
+    job->runner = r->o->runner;
+    job->allow_prebuilt = r->o->allow_prebuilt;
+    job->timeout_s = r->o->timeout_s;
+    job->arch = r->o->arch;
+    job->no_reference = r->o->no_reference;
+    job->gpu = gpu;
+}
+
+/* Records a finished grading; returns 0 recorded, 1 it was there already, -1 error. */
+int cl_class_record(cl_class_run *r, const cl_submission *s, json_t *res, cl_err *err)
+{
+    json_object_set_new(res, "config_hash", json_string(r->config_hash));
+    int rc = cl_gradebook_record(r->db, r->run_id, s, &r->course, &r->rules, res, err);
+    const char *v = json_string_value(json_object_get(json_object_get(res, "result"), "verdict"));
+    double sc = json_number_value(json_object_get(json_object_get(res, "result"), "score"));
+    char detail[160];
+    snprintf(detail, sizeof detail, "%s %.1f", v ? v : "error", sc);
+    if (rc == 0)
+        r->done++;
+    cl_class_event(r, rc == 0 ? "done" : rc > 0 ? "dup" : "error", s->student, rc < 0 ? err->msg : detail);
+    return rc;
+}
+
+/* ---- the local pool ---- */
+
+typedef struct slot {
+    int busy;
+    int pid, fd;
+    cl_strbuf text;
+    cl_class_job job;
+    cl_class_stage stage;
+    double started;
+    char gpu[32];
+} slot;
+
+static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err)
+{
+    char gpus[MAX_WORKERS][32];
+    int ngpu = 0;
+    if (!r->o->runner || r->o->gpus)
+        ngpu = cl_class_gpus(r->o->gpus, gpus, MAX_WORKERS);
+    int nworkers = ngpu > 0 ? ngpu : (r->o->jobs > 0 ? r->o->jobs : 1);
+    if (nworkers > MAX_WORKERS)
+        nworkers = MAX_WORKERS;
+    sum->workers = nworkers;
+    slot *slots = calloc((size_t)nworkers, sizeof *slots);
+    if (!slots)
+        return cl_err_set(err, "out of memory");
+    for (int w = 0; w < nworkers; w++) {
+        cl_sb_init(&slots[w].text);
+        if (ngpu > 0)
+            snprintf(slots[w].gpu, sizeof slots[w].gpu, "%s", gpus[w]);
+    }
+    double watchdog = r->o->watchdog_s > 0 ? r->o->watchdog_s : 3600;
+    int next = 0, busy = 0, rc = 0;
+    while (rc == 0 && (next < npending || busy > 0)) {
+        /* start work on every free worker */
+        for (int w = 0; w < nworkers && next < npending; w++) {
+            slot *sl = &slots[w];
+            if (sl->busy)
+                continue;
+            const cl_submission *s = &r->subs[pending[next++]];
+            cl_class_fill_job(r, &sl->job, s, ngpu > 0 ? sl->gpu : NULL);
+            char detail[96];
+            if (ngpu > 0)
+                snprintf(detail, sizeof detail, "GPU %s", sl->gpu);
+            else
+                snprintf(detail, sizeof detail, "worker %d", w + 1);
+            cl_class_event(r, "start", s->student, detail);
+            json_t *res = NULL;
+            int st = cl_class_rt_stage(&r->rt, &sl->job, w, &sl->stage, &res, err);
+            if (st != 0 || cl_class_job_start(&sl->job, &r->rt.sb, w, sl->stage.dir, r->rt.keep, sl->stage.protect,
+                                              &sl->pid, &sl->fd, err)) {
+                if (st == 0)
+                    cl_class_rt_unstage(&sl->stage);
+                if (!res)
+                    res = cl_class_error_result(&sl->job, err->msg);
+                if (cl_class_record(r, s, res, err) < 0)
+                    rc = -1;
+                json_decref(res);
+                continue;
+            }
+            sl->busy = 1;
+            sl->started = now_s();
+            cl_sb_clear(&sl->text);
+            busy++;
+        }
+        if (!busy)
+            continue;
+        struct pollfd pf[MAX_WORKERS];
+        int map[MAX_WORKERS], n = 0;
+        for (int w = 0; w < nworkers; w++)
+            if (slots[w].busy) {
+                pf[n] = (struct pollfd){slots[w].fd, POLLIN, 0};
+                map[n++] = w;
+            }
+        int ready = poll(pf, (nfds_t)n, 250);
+        if (ready < 0 && errno != EINTR) {
+            rc = cl_err_set(err, "poll: %s", strerror(errno));
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            slot *sl = &slots[map[i]];
+            int finished = 0, killed = 0;
+            if (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+                char buf[65536];
+                ssize_t got = read(sl->fd, buf, sizeof buf);
+                if (got > 0 && sl->text.len < (64u << 20))
+                    cl_sb_appendn(&sl->text, buf, (size_t)got);
+                finished = got <= 0;
+            }
+            if (!finished && now_s() - sl->started > watchdog) {
+                kill(sl->pid, SIGKILL); /* the worker; its sandbox dies with it */
+                finished = killed = 1;
+            }
+            if (!finished)
+                continue;
+            close(sl->fd);
+            int status = 0;
+            waitpid(sl->pid, &status, 0);
+            json_t *res;
+            if (killed) {
+                char why[200];
+                snprintf(why, sizeof why, "grading this submission took longer than %.0f s (all stages): stopped",
+                         watchdog);
+                res = cl_class_error_result(&sl->job, why);
+            } else {
+                res = cl_class_job_finish(&sl->job, cl_sb_str(&sl->text), status);
+            }
+            cl_class_rt_unstage(&sl->stage);
+            if (cl_class_record(r, sl->job.sub, res, err) < 0)
+                rc = -1;
+            json_decref(res);
+            sl->busy = 0;
+            busy--;
+        }
+    }
+    /* on an error, stop what is still running */
+    for (int w = 0; w < nworkers; w++) {
+        if (slots[w].busy) {
+            kill(slots[w].pid, SIGKILL);
+            close(slots[w].fd);
+            waitpid(slots[w].pid, NULL, 0);
+            cl_class_rt_unstage(&slots[w].stage);
+        }
+        cl_sb_free(&slots[w].text);
+    }
+    free(slots);
+    return rc;
+}
+
+/* ---- reports ---- */
+
+int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course *c, cl_submission *subs, int n,
+                           cl_class_summary *sum, cl_err *err)
+{
+    cl_lab lab;
+    if (cl_lab_load(cl_home_dir(), o->lab, &lab, err))
+        return -1;
+    char hash[CL_SHA256_HEX];
+    if (cl_class_config_hash(c, &lab, hash, err)) {
+        cl_lab_free(&lab);
+        return -1;
+    }
+    cl_course_rules rules;
+    cl_course_rules_for(c, o->lab, &rules);
+    cl_grade_row *rows = calloc((size_t)(n > 0 ? n : 1), sizeof *rows);
+    cl_class_report rep = {0};
+    rep.lab = o->lab;
+    rep.title = lab.title.en;
+    rep.course = c->name;
+    rep.metric = (int)lab.metric;
+    rep.rows = rows;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        cl_grade_row *row = &rows[rep.nrows];
+        const cl_submission *s = &subs[i];
+        int got = s->kind == CL_SUB_NONE ? 1 : cl_gradebook_get(db, s->student, o->lab, s->sha256, hash, row, err);
+        if (got < 0) {
+            rc = -1;
+            break;
+        }
+        if (got == 1) { /* nothing submitted, or not graded (yet) */
+            memset(row, 0, sizeof *row);
+            snprintf(row->student, sizeof row->student, "%s", s->student);
+            snprintf(row->lab, sizeof row->lab, "%s", o->lab);
+            snprintf(row->verdict, sizeof row->verdict, "%s", s->kind == CL_SUB_NONE ? "missing" : "not_graded");
+            row->message = strdup(s->kind == CL_SUB_NONE ? "nothing was submitted" : "not graded yet (run again)");
+            row->max_score = cl_lab_max_score(&lab);
+            row->missing = s->kind == CL_SUB_NONE;
+        }
+        snprintf(row->name, sizeof row->name, "%s", s->name);
+        snprintf(row->email, sizeof row->email, "%s", s->email);
+        row->in_roster = s->in_roster;
+        if (row->report) {
+            json_t *d = json_object_get(row->report, "device");
+            if (!rep.gpu[0] && json_string_value(json_object_get(d, "name")))
+                snprintf(rep.gpu, sizeof rep.gpu, "%s", json_string_value(json_object_get(d, "name")));
+            if (rep.copy_gbps <= 0)
+                rep.copy_gbps = json_number_value(json_object_get(d, "copy_gbps"));
+            if (rep.fp16_tflops <= 0)
+                rep.fp16_tflops = json_number_value(json_object_get(d, "fp16_tflops"));
+        }
+        if (sum) {
+            cl_verdict v = CL_V_ERROR;
+            for (int k = 0; k <= CL_V_EXCELLENT; k++)
+                if (!strcmp(cl_verdict_name((cl_verdict)k), row->verdict))
+                    v = (cl_verdict)k;
+            if (!row->missing && strcmp(row->verdict, "not_graded"))
+                sum->verdicts[v]++;
+            sum->missing += row->missing;
+        }
+        rep.nrows++;
+    }
+    if (rc == 0) {
+        char path[CL_PATH_MAX], dir[CL_PATH_MAX];
+        cl_path_join(path, sizeof path, o->out, "grades.csv");
+        rc = cl_class_csv(&rep, path, err);
+        if (sum)
+            snprintf(sum->csv, sizeof sum->csv, "%s", path);
+        cl_path_join(dir, sizeof dir, o->out, "report");
+        if (rc == 0)
+            rc = cl_class_html(&rep, dir, err);
+        if (sum)
+            snprintf(sum->html, sizeof sum->html, "%s/index.html", dir);
+        cl_path_join(path, sizeof path, o->out, "junit.xml");
+        if (rc == 0)
+            rc = cl_class_junit(&rep, path, err);
+        if (sum)
+            snprintf(sum->junit, sizeof sum->junit, "%s", path);
+    }
+    for (int i = 0; i < rep.nrows; i++)
+        cl_grade_row_free(&rows[i]);
+    free(rows);
+    cl_lab_free(&lab);
+    return rc;
+}
+
+/* ---- the whole run ---- */
+
+static int setup(cl_class_run *r, cl_err *err)
+{
+    const cl_class_opts *o = r->o;
+    if (!o->lab || !o->submissions || !o->out)
+        return cl_err_set(err, "grading a class needs a lab, a submissions folder and an output folder");
+    if (cl_mkdirs(o->out, err))
+        return -1;
+    chmod(o->out, 0700); /* the gradebook and the secret: the instructor's only */
+    if (!realpath(o->out, r->out))
+        return cl_err_set(err, "%s: %s", o->out, strerror(errno));
+    if (!cl_dir_exists(o->submissions))
+        return cl_err_set(err, "the submissions folder %s does not exist", o->submissions);
+    if (cl_course_load(o->course_path, &r->course, err))
+        return -1;
+    if (cl_lab_load(cl_home_dir(), o->lab, &r->lab, err))
+        return -1;
+    r->have_lab = 1;
+    if (cl_class_secret(&r->course, r->out, err) || cl_class_config_hash(&r->course, &r->lab, r->config_hash, err))
+        return -1;
+    cl_course_rules_for(&r->course, o->lab, &r->rules);
+    if (cl_intake_scan(o->submissions, r->out, o->roster, &r->subs, &r->nsubs, note_cb, r, err))
+        return -1;
+    char gb[CL_PATH_MAX];
+    cl_path_join(gb, sizeof gb, r->out, "gradebook.sqlite");
+    if (cl_gradebook_open(gb, &r->db, err))
+        return -1;
+    return 0;
+}
+
+int cl_class_grade(const cl_class_opts *o, cl_class_summary *sum, cl_err *err)
+{
+    memset(sum, 0, sizeof *sum);
+    double t0 = now_s();
+    cl_class_run r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    int rc = setup(&r, err);
+    int *pending = NULL, npending = 0;
+    if (rc)
+        goto done;
+    snprintf(sum->gradebook, sizeof sum->gradebook, "%s/gradebook.sqlite", r.out);
+    sum->total = r.nsubs;
+    if (o->report_only)
+        goto reports;
+    /* what is left to grade */
+    pending = calloc((size_t)(r.nsubs ? r.nsubs : 1), sizeof *pending);
+    for (int i = 0; i < r.nsubs; i++) {
+        cl_submission *s = &r.subs[i];
+        if (s->kind == CL_SUB_NONE)
+            continue;
+        int has = cl_gradebook_has(r.db, s->student, o->lab, s->sha256, r.config_hash, err);
+        if (has < 0) {
+            rc = -1;
+            goto done;
+        }
+        if (has) {
+            sum->skipped++;
+            cl_class_event(&r, "skip", s->student, "already graded (same submission, same config)");
+        } else {
+            pending[npending++] = i;
+        }
+    }
+    r.total = npending;
+    if (npending == 0)
+        goto reports;
+    /* the sandbox hides these from every submission */
+    cl_sandbox_hide(&r.rt.sb, o->submissions);
+    cl_sandbox_hide(&r.rt.sb, r.out);
+    if (r.course.path[0])
+        cl_sandbox_hide(&r.rt.sb, r.course.path);
+    if (r.course.secret_path[0])
+        cl_sandbox_hide(&r.rt.sb, r.course.secret_path);
+    if (o->roster)
+        cl_sandbox_hide(&r.rt.sb, o->roster);
+    if (!o->slurm) {
+        char gpus[MAX_WORKERS][32];
+        int ngpu = o->runner && !o->gpus ? 0 : cl_class_gpus(o->gpus, gpus, MAX_WORKERS);
+        cl_sandbox_mode mode = o->no_sandbox ? CL_SANDBOX_NONE : o->sandbox != CL_SANDBOX_AUTO ? o->sandbox
+                                                                                              : r.course.sandbox;
+        if (cl_class_rt_init(&r.rt, &r.lab, o->runner, o->arch, mode, r.course.sandbox_uid, gpus, ngpu, err)) {
+            rc = -1;
+            goto done;
+        }
+        r.have_rt = 1;
+        snprintf(sum->sandbox, sizeof sum->sandbox, "%s", r.rt.sb.describe);
+        cl_class_event(&r, "note", NULL, r.rt.sb.describe);
+    }
+    r.run_id = cl_gradebook_run_begin(r.db, o->lab, o->slurm ? "slurm" : "local", err);
+    if (r.run_id < 0) {
+        rc = -1;
+        goto done;
+    }
+    rc = o->slurm ? cl_class_slurm(&r, pending, npending, sum, err) : grade_local(&r, pending, npending, sum, err);
+    sum->graded = r.done;
+    cl_err e2;
+    cl_gradebook_run_end(r.db, r.run_id, sum->graded, sum->skipped, sum->slurm_job, &e2);
+    if (rc)
+        goto done;
+reports:
+    {
+        cl_class_opts ro = *o;
+        ro.out = r.out; /* absolute paths in the summary */
+        rc = cl_class_write_reports(r.db, &ro, &r.course, r.subs, r.nsubs, sum, err);
+    }
+done:
+    if (r.have_rt)
+        cl_class_rt_free(&r.rt);
+    free(pending);
+    free(r.subs);
+    cl_db_close(r.db);
+    if (r.have_lab)
+        cl_lab_free(&r.lab);
+    cl_course_free(&r.course);
+    sum->seconds = now_s() - t0;
+    return rc;
+}

@@ -1,0 +1,387 @@
+/* intake.c: the submissions folder and the roster -> one cl_submission per student.
+ *
+ * Every entry not starting with '.' is one student's submission: alice.cu, alice.zip,
+ * alice.tar.gz or a folder alice/. The student id is the name without its extension, made
+ * safe for file names ([A-Za-z0-9._@+-]). Nothing is followed or opened beyond reading the
+ * bytes for the content hash; staging and judging come later (stage.c). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grader/classroom.h"
+#include "strbuf.h"
+
+#define HASH_MAX_BYTES (64u << 20)
+
+static void notef(void (*note)(void *, const char *), void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void notef(void (*note)(void *, const char *), void *ctx, const char *fmt, ...)
+{
+    if (!note)
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    note(ctx, buf);
+}
+
+/* "alice.tar.gz" -> "alice"; "bob.smith.cu" -> "bob.smith"; "carol" (a folder) -> "carol" */
+static int student_id(const char *entry, int is_dir, char *out, size_t n)
+{
+    char base[256];
+    snprintf(base, sizeof base, "%s", entry);
+    if (!is_dir) {
+        static const char *const exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip", NULL};
+        size_t len = strlen(base);
+        int cut = 0;
+        for (int i = 0; exts[i]; i++) {
+            size_t el = strlen(exts[i]);
+            if (len > el && !strcasecmp(base + len - el, exts[i])) {
+                base[len - el] = '\0';
+                cut = 1;
+                break;
+            }
+        }
+        char *dot = strrchr(base, '.');
+        if (!cut && dot && dot != base)
+            *dot = '\0';
+    }
+    size_t k = 0;
+    int changed = 0;
+    for (const char *p = base; *p; p++) {
+        char c = *p;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                 c == '_' || c == '-' || c == '@' || c == '+';
+        if ((k == 0 && c == '.') || k + 1 >= n || k >= 100) {
+            changed = 1;
+            continue;
+        }
+        changed |= !ok;
+        out[k++] = ok ? c : '_';
+    }
+    out[k] = '\0';
+    if (!k)
+        snprintf(out, n, "_");
+    return changed || !k;
+}
+
+/* ---- content hashes ---- */
+
+typedef struct dir_hash {
+    cl_strbuf list;
+    int entries;
+    size_t bytes;
+    int over;
+} dir_hash;
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void hash_dir_rec(dir_hash *h, const char *path, const char *rel, int depth)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        cl_sb_printf(&h->list, "unreadable %s\n", rel);
+        return;
+    }
+    char **names = NULL;
+    int n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            names = realloc(names, (size_t)cap * sizeof *names);
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; i < n; i++) {
+        char full[CL_PATH_MAX], r[CL_PATH_MAX];
+        cl_path_join(full, sizeof full, path, names[i]);
+        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        struct stat st;
+        if (++h->entries > 4 * CL_STAGE_MAX_ENTRIES || lstat(full, &st) != 0) {
+            h->over = 1;
+            continue;
+        }
+        if (S_ISDIR(st.st_mode) && depth < CL_STAGE_MAX_DEPTH) {
+            cl_sb_printf(&h->list, "dir %s\n", r);
+            hash_dir_rec(h, full, r, depth + 1);
+        } else if (S_ISREG(st.st_mode) && h->bytes + (size_t)st.st_size <= HASH_MAX_BYTES) {
+            char hex[CL_SHA256_HEX];
+            cl_err err;
+            h->bytes += (size_t)st.st_size;
+            if (cl_sha256_file(full, HASH_MAX_BYTES, hex, &err))
+                snprintf(hex, sizeof hex, "unreadable");
+            cl_sb_printf(&h->list, "file %s %lld %s\n", r, (long long)st.st_size, hex);
+        } else { /* links, devices, oversize: staging refuses them; the name and size identify them */
+            cl_sb_printf(&h->list, "other %s %o %lld %lld\n", r, (unsigned)st.st_mode, (long long)st.st_size,
+                         (long long)st.st_mtime);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static void hash_entry(const char *path, const struct stat *st, char out[CL_SHA256_HEX])
+{
+    cl_err err;
+    if (S_ISDIR(st->st_mode)) {
+        dir_hash h = {0};
+        cl_sb_init(&h.list);
+        hash_dir_rec(&h, path, "", 0);
+        const char *s = cl_sb_str(&h.list);
+        cl_sha256_hex(s, strlen(s), out);
+        cl_sb_free(&h.list);
+        return;
+    }
+    if (S_ISREG(st->st_mode) && (size_t)st->st_size <= HASH_MAX_BYTES && cl_sha256_file(path, HASH_MAX_BYTES, out, &err) == 0)
+        return;
+    /* a link, a special file or a huge file: refused when staged, whatever its bytes */
+    char meta[256];
+    snprintf(meta, sizeof meta, "unhashed %o %lld %lld", (unsigned)st->st_mode, (long long)st->st_size,
+             (long long)st->st_mtime);
+    cl_sha256_hex(meta, strlen(meta), out);
+}
+
+/* ---- the roster ---- */
+
+/* One CSV record (RFC 4180: quotes, doubled quotes, commas and newlines inside quotes). */
+static int csv_record(const char **pp, char **fields, int max)
+{
+    const char *p = *pp;
+    if (!*p)
+        return -1;
+    int n = 0;
+    cl_strbuf f;
+    cl_sb_init(&f);
+    for (;;) {
+        cl_sb_clear(&f);
+        if (*p == '"') {
+            p++;
+            for (; *p; p++) {
+                if (*p == '"' && p[1] == '"') { cl_sb_appendn(&f, "\"", 1); p++; }
+                else if (*p == '"') { p++; break; }
+                else cl_sb_appendn(&f, p, 1);
+            }
+            while (*p && *p != ',' && *p != '\n' && *p != '\r')
+                p++;
+        } else {
+            while (*p && *p != ',' && *p != '\n' && *p != '\r')
+                cl_sb_appendn(&f, p++, 1);
+        }
+        if (n < max)
+            fields[n++] = strdup(cl_sb_str(&f));
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p == '\r')
+            p++;
+        if (*p == '\n')
+            p++;
+        break;
+    }
+    cl_sb_free(&f);
+    *pp = p;
+    return n;
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    size_t k = strspn(s, " \t");
+    memmove(s, s + k, strlen(s + k) + 1);
+}
+
+static int col_of(char **h, int n, const char *const *names)
+{
+    for (int k = 0; names[k]; k++)
+        for (int i = 0; i < n; i++)
+            if (!strcasecmp(h[i], names[k]))
+                return i;
+    return -1;
+}
+
+static int add_sub(cl_submission **subs, int *n, int *cap)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 32;
+        cl_submission *g = realloc(*subs, (size_t)*cap * sizeof **subs);
+        if (!g)
+            return -1;
+        *subs = g;
+    }
+    memset(&(*subs)[*n], 0, sizeof **subs);
+    return (*n)++;
+}
+
+static int read_roster(const char *path, cl_submission **subs, int *n, int *cap,
+                       void (*note)(void *, const char *), void *ctx, cl_err *err)
+{
+    char *text;
+    size_t len;
+    if (cl_read_file(path, 16u << 20, &text, &len, err))
+        return -1;
+    const char *p = text;
+    if (!strncmp(p, "\xEF\xBB\xBF", 3)) /* a spreadsheet's BOM */
+        p += 3;
+    char *h[32] = {0};
+    int nh = csv_record(&p, h, 32);
+    static const char *const id_names[] = {"id", "student", "student_id", "sid", "username", "login", "email", NULL};
+    static const char *const name_names[] = {"name", "full_name", "fullname", "student_name", NULL};
+    static const char *const email_names[] = {"email", "e-mail", "mail", NULL};
+    for (int i = 0; i < nh; i++)
+        trim(h[i]);
+    int ci = nh > 0 ? col_of(h, nh, id_names) : -1, cn = col_of(h, nh, name_names), ce = col_of(h, nh, email_names);
+    for (int i = 0; i < nh; i++)
+        free(h[i]);
+    if (ci < 0) {
+        free(text);
+        return cl_err_set(err, "%s:1: the roster's header names no id column (id, student, student_id, sid, "
+                               "username, login or email)", path);
+    }
+    int line = 1, base = *n;
+    for (;;) {
+        char *f[32] = {0};
+        int nf = csv_record(&p, f, 32);
+        if (nf < 0)
+            break;
+        line++;
+        if (nf == 1 && !*f[0]) { /* blank line */
+            free(f[0]);
+            continue;
+        }
+        if (ci >= nf) {
+            for (int i = 0; i < nf; i++) free(f[i]);
+            free(text);
+            return cl_err_set(err, "%s:%d: this row has no id column", path, line);
+        }
+        for (int i = 0; i < nf; i++)
+            trim(f[i]);
+        char id[128];
+        student_id(f[ci], 1, id, sizeof id);
+        int found = -1;
+        for (int k = 0; k < base; k++)
+            if (!strcmp((*subs)[k].student, id))
+                found = k;
+        for (int k = base; k < *n && found < 0; k++)
+            if (!strcmp((*subs)[k].student, id)) {
+                notef(note, ctx, "%s:%d: student '%s' is listed twice; the first row counts", path, line, id);
+                found = -2;
+            }
+        if (found == -2) {
+            for (int i = 0; i < nf; i++) free(f[i]);
+            continue;
+        }
+        if (found < 0) {
+            found = add_sub(subs, n, cap);
+            if (found < 0) {
+                for (int i = 0; i < nf; i++) free(f[i]);
+                free(text);
+                return cl_err_set(err, "out of memory");
+            }
+            cl_submission *s = &(*subs)[found];
+            snprintf(s->student, sizeof s->student, "%s", id);
+            s->kind = CL_SUB_NONE;
+        }
+        cl_submission *s = &(*subs)[found];
+        s->in_roster = 1;
+        if (cn >= 0 && cn < nf && *f[cn])
+            snprintf(s->name, sizeof s->name, "%s", f[cn]);
+        if (ce >= 0 && ce < nf)
+            snprintf(s->email, sizeof s->email, "%s", f[ce]);
+        for (int i = 0; i < nf; i++)
+            free(f[i]);
+    }
+    free(text);
+    for (int k = 0; k < base; k++)
+        if (!(*subs)[k].in_roster)
+            notef(note, ctx, "%s: '%s' is not in the roster (graded anyway)", (*subs)[k].entry, (*subs)[k].student);
+    return 0;
+}
+
+/* ---- the folder ---- */
+
+static int cmp_sub(const void *a, const void *b)
+{
+    return strcmp(((const cl_submission *)a)->student, ((const cl_submission *)b)->student);
+}
+
+int cl_intake_scan(const char *dir, const char *skip, const char *roster, cl_submission **subs, int *n,
+                   void (*note)(void *ctx, const char *msg), void *ctx, cl_err *err)
+{
+    *subs = NULL;
+    *n = 0;
+    int cap = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return cl_err_set(err, "cannot open the submissions folder %s: %s", dir, strerror(errno));
+    struct stat skip_st;
+    int have_skip = skip && stat(skip, &skip_st) == 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[CL_PATH_MAX];
+        cl_path_join(path, sizeof path, dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        if (have_skip && st.st_dev == skip_st.st_dev && st.st_ino == skip_st.st_ino)
+            continue;
+        int k = add_sub(subs, n, &cap);
+        if (k < 0) {
+            closedir(d);
+            return cl_err_set(err, "out of memory");
+        }
+        cl_submission *s = &(*subs)[k];
+        student_id(e->d_name, S_ISDIR(st.st_mode), s->student, sizeof s->student);
+        snprintf(s->entry, sizeof s->entry, "%s", e->d_name);
+        snprintf(s->path, sizeof s->path, "%s", path);
+        s->kind = S_ISDIR(st.st_mode) ? CL_SUB_DIR : cl_is_archive_name(e->d_name) ? CL_SUB_ARCHIVE : CL_SUB_FILE;
+        s->submitted_at = (long long)st.st_mtime;
+        hash_entry(path, &st, s->sha256);
+    }
+    closedir(d);
+    qsort(*subs, (size_t)*n, sizeof **subs, cmp_sub);
+    for (int i = 1; i < *n; i++)
+        if (!strcmp((*subs)[i].student, (*subs)[i - 1].student)) {
+            cl_err_set(err, "two submissions for student '%s' in %s: '%s' and '%s' (keep one)", (*subs)[i].student,
+                       dir, (*subs)[i - 1].entry, (*subs)[i].entry);
+            free(*subs);
+            *subs = NULL;
+            *n = 0;
+            return -1;
+        }
+    for (int i = 0; i < *n; i++) {
+        cl_submission *s = &(*subs)[i];
+        char id[128];
+        if (student_id(s->entry, s->kind == CL_SUB_DIR, id, sizeof id))
+            notef(note, ctx, "'%s' is graded as student '%s' (ids keep letters, digits and ._@+-)", s->entry,
+                  s->student);
+    }
+    if (roster && read_roster(roster, subs, n, &cap, note, ctx, err)) {
+        free(*subs);
+        *subs = NULL;
+        *n = 0;
+        return -1;
+    }
+    for (int i = 0; i < *n; i++)
+        if (!(*subs)[i].name[0])
+            snprintf((*subs)[i].name, sizeof (*subs)[i].name, "%s", (*subs)[i].student);
+    qsort(*subs, (size_t)*n, sizeof **subs, cmp_sub);
+    return 0;
+}
