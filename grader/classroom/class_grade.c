@@ -228,6 +228,7 @@ json_t *cl_class_grade_one(const cl_class_job *job, const char *stage)
                 break;
             }
 scored:
+    r.seed = job->seed;
     cut_paths(&r, stage);
 out:;
     json_t *res = json_object();
@@ -279,6 +280,7 @@ json_t *cl_class_error_result(const cl_class_job *job, const char *why)
     cl_err err;
     int have = cl_lab_load(cl_home_dir(), job->lab, &lab, &err) == 0;
     cl_class_reject(have ? &lab : NULL, job->sub->entry, CL_V_ERROR, why, &r);
+    r.seed = job->seed;
     json_t *res = json_object();
     json_object_set_new(res, "result", cl_result_to_json(&r));
     json_object_set_new(res, "student", json_string(job->sub->student));
@@ -299,6 +301,7 @@ json_t *cl_class_rejected_result(const cl_class_job *job, const char *why)
     char msg[1200];
     snprintf(msg, sizeof msg, "submission rejected: %s", why);
     cl_class_reject(have ? &lab : NULL, job->sub->entry, CL_V_COMPILE_ERROR, msg, &r);
+    r.seed = job->seed;
     json_t *res = json_object();
     json_object_set_new(res, "result", cl_result_to_json(&r));
     json_object_set_new(res, "student", json_string(job->sub->student));

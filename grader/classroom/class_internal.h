@@ -52,6 +52,11 @@ json_t *cl_class_rejected_result(const cl_class_job *job, const char *why);
 /* Grades one submission start to end (stage, sandbox, result); never NULL. */
 json_t *cl_class_rt_run(const cl_class_rt *rt, const cl_class_job *job, int slot, double watchdog_s);
 
+/* path made absolute (realpath when it exists) in buf; returns what to use. */
+const char *cl_class_abspath(const char *path, char *buf, size_t n);
+/* Makes $CUDALAB_HOME absolute: call before anything asks for cl_home_dir(). */
+void cl_class_absolute_home(void);
+
 /* The key parts a run needs. */
 int cl_class_config_hash(const cl_course *c, const cl_lab *lab, char out[CL_SHA256_HEX], cl_err *err);
 /* Loads the course secret or, without one, <out>/course-secret (made on first use, 0600). */

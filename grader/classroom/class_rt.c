@@ -128,6 +128,34 @@ int cl_class_gpus(const char *spec, char gpus[][32], int max)
     return n;
 }
 
+const char *cl_class_abspath(const char *path, char *buf, size_t n)
+{
+    if (!path || !*path)
+        return path;
+    char real[CL_PATH_MAX];
+    if (realpath(path, real)) {
+        snprintf(buf, n, "%s", real);
+        return buf;
+    }
+    if (path[0] != '/') {
+        char cwd[CL_PATH_MAX];
+        if (getcwd(cwd, sizeof cwd)) {
+            snprintf(buf, n, "%s/%s", cwd, path);
+            return buf;
+        }
+    }
+    return path;
+}
+
+void cl_class_absolute_home(void)
+{
+    /* grading runs in its stage folder: a relative CUDALAB_HOME would point nowhere */
+    const char *h = getenv("CUDALAB_HOME");
+    char buf[CL_PATH_MAX];
+    if (h && *h && h[0] != '/' && cl_class_abspath(h, buf, sizeof buf) == buf)
+        setenv("CUDALAB_HOME", buf, 1);
+}
+
 /* ---- trusted inputs: ceilings per GPU, the reference's build ---- */
 
 static void measure_ceilings(const char *gpu)
@@ -200,8 +228,6 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
     if (cl_cache_dir(rt->shared_cache, sizeof rt->shared_cache, err))
         return -1;
     cl_sandbox_hide(&rt->sb, rt->shared_cache); /* other builds, other students' */
-    if (cl_sandbox_resolve(&rt->sb, mode, uid_base, err))
-        return -1;
     /* the stage root: $CUDALAB_STAGE_DIR, else $TMPDIR, else /tmp (it must allow exec) */
     const char *base = getenv("CUDALAB_STAGE_DIR");
     if (!base || !*base)
@@ -214,7 +240,7 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
     char real[CL_PATH_MAX];
     if (realpath(rt->stage_root, real))
         snprintf(rt->stage_root, sizeof rt->stage_root, "%s", real);
-    chmod(rt->stage_root, rt->sb.as_root && rt->sb.mode != CL_SANDBOX_NONE ? 0711 : 0700);
+    chmod(rt->stage_root, 0700);
     for (int i = 0; i < rt->sb.nhide; i++)
         if (under(rt->stage_root, rt->sb.hide[i])) {
             cl_err_set(err, "the stage folder %s lies in %s, which submissions must not see: set CUDALAB_STAGE_DIR",
@@ -243,6 +269,12 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
         dirname_of(dir, p, sizeof p);      /* the toolkit */
         add_keep(rt, p);
     }
+    if (cl_sandbox_resolve(&rt->sb, mode, uid_base, rt->keep, err)) {
+        cl_rmtree(rt->stage_root, err);
+        return -1;
+    }
+    if (rt->sb.as_root && rt->sb.mode != CL_SANDBOX_NONE)
+        chmod(rt->stage_root, 0711);
     /* trusted inputs, before any submission runs */
     if (!runner) {
         for (int i = 0; i < ngpus; i++)

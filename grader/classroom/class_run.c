@@ -314,10 +314,19 @@ static int setup(cl_class_run *r, cl_err *err)
     return 0;
 }
 
-int cl_class_grade(const cl_class_opts *o, cl_class_summary *sum, cl_err *err)
+int cl_class_grade(const cl_class_opts *o_in, cl_class_summary *sum, cl_err *err)
 {
     memset(sum, 0, sizeof *sum);
     double t0 = now_s();
+    cl_class_absolute_home();
+    /* every path absolute: grading runs elsewhere (the stage, a Slurm node) */
+    cl_class_opts abs_o = *o_in;
+    static char b_sub[CL_PATH_MAX], b_roster[CL_PATH_MAX], b_course[CL_PATH_MAX], b_runner[CL_PATH_MAX];
+    abs_o.submissions = cl_class_abspath(o_in->submissions, b_sub, sizeof b_sub);
+    abs_o.roster = cl_class_abspath(o_in->roster, b_roster, sizeof b_roster);
+    abs_o.course_path = cl_class_abspath(o_in->course_path, b_course, sizeof b_course);
+    abs_o.runner = cl_class_abspath(o_in->runner, b_runner, sizeof b_runner);
+    const cl_class_opts *o = &abs_o;
     cl_class_run r;
     memset(&r, 0, sizeof r);
     r.o = o;

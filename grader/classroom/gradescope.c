@@ -140,8 +140,17 @@ static void protect_path(const char *path)
     chmod(path, (st.st_mode & 07700) & ~(mode_t)S_ISUID); /* root's only */
 }
 
-int cl_gradescope_run(const cl_gradescope_opts *o, cl_err *err)
+int cl_gradescope_run(const cl_gradescope_opts *o_in, cl_err *err)
 {
+    cl_class_absolute_home();
+    cl_gradescope_opts abs_o = *o_in;
+    static char b[6][CL_PATH_MAX];
+    abs_o.course_path = cl_class_abspath(o_in->course_path, b[0], sizeof b[0]);
+    abs_o.submission = cl_class_abspath(o_in->submission, b[1], sizeof b[1]);
+    abs_o.results_path = cl_class_abspath(o_in->results_path, b[2], sizeof b[2]);
+    abs_o.metadata_path = cl_class_abspath(o_in->metadata_path, b[3], sizeof b[3]);
+    abs_o.runner = cl_class_abspath(o_in->runner, b[4], sizeof b[4]);
+    const cl_gradescope_opts *o = &abs_o;
     int rc = -1;
     cl_course course;
     cl_lab lab;

@@ -274,14 +274,11 @@ static int read_roster(const char *path, cl_submission **subs, int *n, int *cap,
         char id[128];
         student_id(f[ci], 1, id, sizeof id);
         int found = -1;
-        for (int k = 0; k < base; k++)
+        for (int k = 0; k < *n && found == -1; k++)
             if (!strcmp((*subs)[k].student, id))
-                found = k;
-        for (int k = base; k < *n && found < 0; k++)
-            if (!strcmp((*subs)[k].student, id)) {
-                notef(note, ctx, "%s:%d: student '%s' is listed twice; the first row counts", path, line, id);
-                found = -2;
-            }
+                found = (*subs)[k].in_roster ? -2 : k;
+        if (found == -2)
+            notef(note, ctx, "%s:%d: student '%s' is listed twice; the first row counts", path, line, id);
         if (found == -2) {
             for (int i = 0; i < nf; i++) free(f[i]);
             continue;

@@ -47,6 +47,7 @@ extern char **environ;
 #define AT_RECURSIVE 0x8000
 #endif
 #define CL_MOUNT_ATTR_RDONLY 0x00000001ull
+#define CL_RT_KEEP_MAX 24
 
 struct cl_mount_attr {
     uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -176,16 +177,41 @@ static void build_fs(const cl_sandbox *sb, const char *stage, const char *const 
             fail(out, "cannot open a needed folder", errno);
     /* everything read-only (kernels >= 5.12; older ones keep their write bits) */
     int ro = set_readonly("/", 1, 1) == 0;
-    /* covers: homes (empty, read-only later) and private temporaries */
-    const char *covered[16];
+    /* covers: homes, and (as root) a folder the sandbox uid could not pass on the way to
+     * a kept path (empty, read-only later; the kept paths are bound back inside) */
+    static char extra[CL_RT_KEEP_MAX][CL_PATH_MAX];
+    const char *covered[16 + CL_RT_KEEP_MAX];
     int nc = 0;
-    for (int i = 0; g_hide_roots[i]; i++) {
-        struct stat st;
-        if (stat(g_hide_roots[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (mount("tmpfs", g_hide_roots[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
-                fail(out, "cannot cover the home folders", errno);
-            covered[nc++] = g_hide_roots[i];
+    for (int i = 0; g_hide_roots[i]; i++)
+        covered[nc++] = g_hide_roots[i];
+    for (int i = 0; sb->as_root && i < nk && i < CL_RT_KEEP_MAX; i++) {
+        char cur[CL_PATH_MAX] = "";
+        extra[i][0] = '\0';
+        for (const char *p = keeps[i].path + 1; *p; p++) {
+            if (*p != '/')
+                continue;
+            snprintf(cur, sizeof cur, "%.*s", (int)(p - keeps[i].path), keeps[i].path);
+            struct stat st;
+            if (stat(cur, &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH)) {
+                snprintf(extra[i], sizeof extra[i], "%s", cur);
+                break;
+            }
         }
+        int dup_ = !extra[i][0];
+        for (int c = 0; c < nc && !dup_; c++)
+            dup_ = under(extra[i], covered[c]);
+        if (!dup_)
+            covered[nc++] = extra[i];
+    }
+    for (int i = 0; i < nc;) {
+        struct stat st;
+        if (stat(covered[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            covered[i] = covered[--nc];
+            continue;
+        }
+        if (mount("tmpfs", covered[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
+            fail(out, "cannot cover the home folders", errno);
+        i++;
     }
     for (int i = 0; g_private_tmp[i]; i++) {
         struct stat st;
@@ -268,6 +294,11 @@ static void drop_privileges(const cl_sandbox *sb, int slot, int out)
     if (sb->mode != CL_SANDBOX_NONE && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(out, "no_new_privs", errno);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    /* a change of uid clears the parent-death signal: ask again, then check the parent */
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (parent != getppid())
+        _exit(112);
 }
 
 /* The environment a submission sees: a safe list, the stage's folders, and env_set. */
@@ -385,13 +416,17 @@ int cl_sandbox_spawn(const cl_sandbox *sb, int slot, const char *stage_dir, cons
 
 static int probe_fn(void *ctx, int out)
 {
-    (void)ctx;
-    /* the probe checks what a submission would see: nothing of the hidden paths */
+    /* the sandbox's uid must reach what grading needs */
+    for (const char *const *k = ctx; k && *k; k++)
+        if (access(*k, R_OK | X_OK) != 0) {
+            dprintf(out, "E:the sandbox cannot reach %s (%s): make it readable by other users", *k, strerror(errno));
+            return 1;
+        }
     dprintf(out, "ok uid=%u", (unsigned)getuid());
     return 0;
 }
 
-static int probe(const cl_sandbox *sb, char *why, size_t n)
+static int probe(const cl_sandbox *sb, const char *const *keep, char *why, size_t n)
 {
     char tmpl[] = "/tmp/cudalab-sandbox-probe-XXXXXX";
     const char *base = getenv("TMPDIR");
@@ -410,7 +445,7 @@ static int probe(const cl_sandbox *sb, char *why, size_t n)
     }
     int pid, fd;
     cl_err err;
-    if (cl_sandbox_spawn(sb, 0, dir, NULL, NULL, NULL, probe_fn, NULL, &pid, &fd, &err)) {
+    if (cl_sandbox_spawn(sb, 0, dir, keep, NULL, NULL, probe_fn, (void *)keep, &pid, &fd, &err)) {
         snprintf(why, n, "%s", err.msg);
         cl_rmtree(dir, &err);
         return -1;
@@ -432,7 +467,8 @@ static int probe(const cl_sandbox *sb, char *why, size_t n)
     return 0;
 }
 
-int cl_sandbox_resolve(cl_sandbox *sb, cl_sandbox_mode want, unsigned uid_base, cl_err *err)
+int cl_sandbox_resolve(cl_sandbox *sb, cl_sandbox_mode want, unsigned uid_base, const char *const *keep,
+                       cl_err *err)
 {
     int nhide = sb->nhide;
     char hide[16][CL_PATH_MAX];
@@ -450,7 +486,7 @@ int cl_sandbox_resolve(cl_sandbox *sb, cl_sandbox_mode want, unsigned uid_base, 
     }
     if (want == CL_SANDBOX_AUTO || want == CL_SANDBOX_NAMESPACES) {
         sb->mode = CL_SANDBOX_NAMESPACES;
-        if (probe(sb, why, sizeof why) == 0) {
+        if (probe(sb, keep, why, sizeof why) == 0) {
             if (sb->as_root)
                 snprintf(sb->describe, sizeof sb->describe,
                          "namespaces (mount, pid, ipc), read-only filesystem, uid %u + worker", sb->uid);
@@ -465,7 +501,7 @@ int cl_sandbox_resolve(cl_sandbox *sb, cl_sandbox_mode want, unsigned uid_base, 
     if (sb->as_root) {
         char why2[512];
         sb->mode = CL_SANDBOX_USER;
-        if (probe(sb, why2, sizeof why2) == 0) {
+        if (probe(sb, keep, why2, sizeof why2) == 0) {
             snprintf(sb->describe, sizeof sb->describe, "uid %u + worker, no namespaces (%s)", sb->uid,
                      why[0] ? why : "as configured");
             return 0;

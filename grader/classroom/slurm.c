@@ -356,6 +356,7 @@ done:
 
 int cl_class_slurm_task(const char *manifest, int index, cl_err *err)
 {
+    cl_class_absolute_home();
     json_error_t je;
     json_t *m = json_load_file(manifest, 0, &je);
     if (!m)

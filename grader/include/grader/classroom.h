@@ -154,8 +154,10 @@ typedef struct cl_sandbox {
 } cl_sandbox;
 
 /* Decides the mode (AUTO: namespaces if this kernel allows them, else, as root, a
- * separate uid, else an error) and checks it works by running a probe. */
-int cl_sandbox_resolve(cl_sandbox *sb, cl_sandbox_mode want, unsigned uid_base, cl_err *err);
+ * separate uid, else an error) and checks it works by running a probe, which must reach
+ * every path of keep (NULL-terminated, may be NULL). */
+int cl_sandbox_resolve(cl_sandbox *sb, cl_sandbox_mode want, unsigned uid_base, const char *const *keep,
+                       cl_err *err);
 void cl_sandbox_hide(cl_sandbox *sb, const char *path);
 /* Runs fn(ctx, out_fd) in a child process inside the sandbox: the hidden paths covered,
  * /tmp, /var/tmp and /dev/shm private, the filesystem read-only but for stage_dir, a new

@@ -1,0 +1,401 @@
+/* test_classroom.c: the classroom's library parts: course config (values and file:line
+ * errors), dates, per-student seeds, intake and the roster, safe archive extraction,
+ * the gradebook's key and transactions, CSV quoting. End-to-end runs are in
+ * classroom_test.py. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grader/classroom.h"
+#include "testutil.h"
+
+static char *dir;
+
+static void setup(void) { dir = tu_tempdir("classroom"); }
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static const char *write_private(const char *name, const char *text)
+{
+    const char *p = tu_write(dir, name, text);
+    chmod(p, 0600);
+    return p;
+}
+
+START_TEST(course_config_values)
+{
+    write_private("secret.txt", "0123456789abcdef-secret\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s", write_private("course.yaml",
+        "course: GPU 101\n"
+        "secret_file: secret.txt\n"
+        "late: {penalty_per_day: 0.1, max_days: 3}\n"
+        "sandbox: {mode: namespaces, uid: 70000}\n"
+        "slurm: {partition: gpu, gres: \"gpu:h100:1\", options: [\"--account=cs101\"]}\n"
+        "defaults:\n"
+        "  deadline: 2026-12-01T23:59:00Z\n"
+        "  headers: {banned: [cublas_v2.h]}\n"
+        "  limits: {timeout_scale: 2, max_file_mb: 64, max_procs: 32}\n"
+        "labs:\n"
+        "  reduce:\n"
+        "    deadline: 2026-12-08T12:00:00+02:00\n"
+        "    weights: {correctness: 50, pass: 10, good: 30, excellent: 50}\n"
+        "    tiers: {pass: 0.4, good: 0.6, excellent: 0.85}\n"
+        "    headers: {allowed: [cuda_runtime.h], banned: [thrust/sort.h]}\n"
+        "    libraries: {banned: [cublas]}\n"
+        "    sanitizer: true\n"));
+    cl_course c;
+    cl_err err;
+    ck_assert_msg(cl_course_load(path, &c, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(c.name, "GPU 101");
+    ck_assert_str_eq((char *)c.secret, "0123456789abcdef-secret");
+    ck_assert(c.late_penalty_per_day == 0.1 && c.late_max_days == 3);
+    ck_assert(c.sandbox == CL_SANDBOX_NAMESPACES && c.sandbox_uid == 70000);
+    ck_assert_str_eq(c.slurm_gres, "gpu:h100:1");
+    ck_assert_int_eq(c.slurm_extra.n, 1);
+    ck_assert_int_eq(strlen(c.hash), 64);
+    cl_course_rules r;
+    cl_course_rules_for(&c, "reduce", &r);
+    ck_assert(r.have_deadline && r.deadline == 1796724000LL); /* 2026-12-08 10:00 UTC */
+    ck_assert(r.have_weights && r.w_excellent == 50 && r.have_tiers && r.tier_good == 0.6);
+    ck_assert(r.have_sanitize && r.sanitize);
+    ck_assert(r.have_timeout_scale && r.timeout_scale == 2 && r.max_procs == 32);
+    ck_assert_int_eq(r.banned_headers.n, 2); /* defaults' and the lab's add up */
+    ck_assert(r.have_allowed_headers && r.allowed_headers.n == 1);
+    cl_course_rules_for(&c, "transpose", &r);
+    ck_assert(r.deadline == 1796169540LL && !r.have_weights && r.banned_headers.n == 1);
+    cl_course_free(&c);
+}
+END_TEST
+
+static void expect_error(const char *yaml, const char *where, const char *needle)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", write_private("bad.yaml", yaml));
+    cl_course c;
+    cl_err err;
+    ck_assert_msg(cl_course_load(path, &c, &err) == -1, "accepted: %s", yaml);
+    char want[4200];
+    snprintf(want, sizeof want, "%s%s", path, where);
+    ck_assert_msg(tu_contains(err.msg, want), "wanted '%s' in: %s", want, err.msg);
+    ck_assert_msg(tu_contains(err.msg, needle), "wanted '%s' in: %s", needle, err.msg);
+}
+
+START_TEST(course_config_errors)
+{
+    expect_error("course: x\nlimits: {}\n", ":2:", "limits");
+    expect_error("course: x\ndefaults:\n  tiers: {pass: 0.9, good: 0.5, excellent: 1}\n", ":3:", "grow");
+    expect_error("course: x\ndefaults:\n  deadline: tomorrow\n", ":3:", "not a date");
+    expect_error("course: x\nlabs:\n  reduce:\n    weights: {correctness: -1, pass: 1, good: 2, excellent: 3}\n",
+                 ":4:", "correctness");
+    expect_error("course: x\nsecret: short\n", ":2:", "16 characters");
+    expect_error("course: x\nsecret_file: nowhere.txt\n", ":2:", "nowhere.txt");
+    expect_error("course: x\nsandbox: {mode: docker}\n", ":2:", "sandbox.mode");
+    expect_error("course: x\nslurm: {options: [\"rm -rf /\"]}\n", ":2:", "sbatch option");
+    expect_error("course: [x\n", ":", "");
+    /* a secret others can read */
+    write_private("s2.txt", "0123456789abcdef0123");
+    char p[4096];
+    cl_path_join(p, sizeof p, dir, "s2.txt");
+    chmod(p, 0644);
+    expect_error("course: x\nsecret_file: s2.txt\n", ":2:", "chmod 600");
+}
+END_TEST
+
+START_TEST(times)
+{
+    long long t;
+    ck_assert(cl_parse_time("2026-12-01T23:59:00Z", &t) == 0 && t == 1796169540LL);
+    ck_assert(cl_parse_time("2026-12-02T01:59:00+02:00", &t) == 0 && t == 1796169540LL);
+    ck_assert(cl_parse_time("2026-12-01 23:59", &t) == 0 && t == 1796169540LL);
+    ck_assert(cl_parse_time("2026-12-01", &t) == 0 && t == 1796083200LL);
+    ck_assert(cl_parse_time("2026-13-01", &t) == -1);
+    ck_assert(cl_parse_time("soon", &t) == -1);
+    ck_assert(cl_parse_time("2026-12-01T23:59:00Zjunk", &t) == -1);
+}
+END_TEST
+
+START_TEST(seeds)
+{
+    const unsigned char *k = (const unsigned char *)"course secret one";
+    uint64_t a = cl_student_seed(k, 17, "reduce", "alice", "00ff");
+    ck_assert(a == cl_student_seed(k, 17, "reduce", "alice", "00ff"));
+    ck_assert(a != cl_student_seed(k, 17, "reduce", "bob", "00ff"));
+    ck_assert(a != cl_student_seed(k, 17, "gemm", "alice", "00ff"));
+    ck_assert(a != cl_student_seed(k, 17, "reduce", "alice", "00fe"));
+    ck_assert(a != cl_student_seed((const unsigned char *)"course secret two", 17, "reduce", "alice", "00ff"));
+    /* fields are separated: ("ab", "c") is not ("a", "bc") */
+    ck_assert(cl_student_seed(k, 17, "ab", "c", "x") != cl_student_seed(k, 17, "a", "bc", "x"));
+    ck_assert(a > 0 && a < (1ull << 48));
+    char hex[CL_SHA256_HEX];
+    cl_sha256_hex("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+END_TEST
+
+static void notes(void *ctx, const char *msg)
+{
+    int *n = ctx;
+    (*n)++;
+    (void)msg;
+}
+
+START_TEST(intake_and_roster)
+{
+    char subs[4096], p[4096];
+    cl_path_join(subs, sizeof subs, dir, "subs");
+    mkdir(subs, 0755);
+    tu_write(subs, "alice.cu", "// a\n");
+    tu_write(subs, "bob smith.zip", "not really");
+    tu_write(subs, ".hidden", "x");
+    cl_path_join(p, sizeof p, subs, "carol");
+    mkdir(p, 0755);
+    tu_write(p, "reduce.cu", "// c\n");
+    cl_path_join(p, sizeof p, subs, "out");
+    mkdir(p, 0755);
+    const char *roster = tu_write(dir, "roster.csv",
+                                  "\xEF\xBB\xBFStudent_ID,Name,Email\r\nalice,\"Liddell, Alice\",a@x\r\n"
+                                  "dave,Dave,d@x\r\n\r\nalice,Again,z@x\r\n");
+    char roster_path[4096];
+    snprintf(roster_path, sizeof roster_path, "%s", roster);
+    cl_submission *s;
+    int n, nn = 0;
+    cl_err err;
+    ck_assert_msg(cl_intake_scan(subs, p, roster_path, &s, &n, notes, &nn, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(n, 4); /* alice, bob_smith, carol, dave (missing); out skipped */
+    ck_assert_str_eq(s[0].student, "alice");
+    ck_assert_str_eq(s[0].name, "Liddell, Alice");
+    ck_assert(s[0].kind == CL_SUB_FILE && s[0].in_roster);
+    ck_assert_str_eq(s[1].student, "bob_smith");
+    ck_assert(s[1].kind == CL_SUB_ARCHIVE && !s[1].in_roster);
+    ck_assert(s[2].kind == CL_SUB_DIR && strlen(s[2].sha256) == 64);
+    ck_assert_str_eq(s[3].student, "dave");
+    ck_assert(s[3].kind == CL_SUB_NONE);
+    ck_assert_int_ge(nn, 3); /* renamed id, two not in the roster, a duplicate row */
+    /* a folder's hash changes with its contents */
+    char h1[CL_SHA256_HEX];
+    snprintf(h1, sizeof h1, "%s", s[2].sha256);
+    free(s);
+    cl_path_join(p, sizeof p, subs, "carol");
+    tu_write(p, "reduce.cu", "// changed\n");
+    ck_assert(cl_intake_scan(subs, NULL, NULL, &s, &n, NULL, NULL, &err) == 0);
+    ck_assert_str_ne(s[2].sha256, h1);
+    free(s);
+    /* two submissions for one student */
+    tu_write(subs, "alice.zip", "x");
+    ck_assert(cl_intake_scan(subs, NULL, NULL, &s, &n, NULL, NULL, &err) == -1);
+    ck_assert(tu_contains(err.msg, "two submissions for student 'alice'"));
+}
+END_TEST
+
+/* ---- archives, written with libarchive ---- */
+
+typedef struct member {
+    const char *name;
+    int type; /* AE_IFREG, AE_IFLNK, AE_IFDIR; hardlink when link && type == AE_IFREG */
+    const char *data;
+    const char *link;
+} member;
+
+static const char *make_archive(const char *name, const member *m, int n, int zip)
+{
+    static char path[4096];
+    cl_path_join(path, sizeof path, dir, name);
+    struct archive *a = archive_write_new();
+    if (zip) {
+        archive_write_set_format_zip(a);
+    } else {
+        archive_write_set_format_pax_restricted(a);
+        archive_write_add_filter_gzip(a);
+    }
+    ck_assert(archive_write_open_filename(a, path) == ARCHIVE_OK);
+    for (int i = 0; i < n; i++) {
+        struct archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname(e, m[i].name);
+        archive_entry_set_filetype(e, (unsigned)m[i].type);
+        archive_entry_set_perm(e, 0644);
+        if (m[i].link && m[i].type == AE_IFLNK)
+            archive_entry_set_symlink(e, m[i].link);
+        else if (m[i].link)
+            archive_entry_set_hardlink(e, m[i].link);
+        size_t len = m[i].data ? strlen(m[i].data) : 0;
+        archive_entry_set_size(e, (la_int64_t)len);
+        archive_write_header(a, e);
+        if (len)
+            archive_write_data(a, m[i].data, len);
+        archive_entry_free(e);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+    return path;
+}
+
+static int extract(const char *arc, char *why, size_t n)
+{
+    char out[4096];
+    cl_path_join(out, sizeof out, dir, "x");
+    tu_rmtree(out);
+    mkdir(out, 0755);
+    cl_err err;
+    int rc = cl_archive_extract(arc, out, why, n, &err);
+    ck_assert_msg(rc >= 0, "%s", err.msg);
+    return rc;
+}
+
+START_TEST(archives)
+{
+    char why[512], p[4096];
+    member ok[] = {{"lab/", AE_IFDIR, NULL, NULL}, {"lab/reduce.cu", AE_IFREG, "// ok\n", NULL},
+                   {"./lab/notes/readme.txt", AE_IFREG, "hi", NULL}};
+    ck_assert_int_eq(extract(make_archive("ok.tar.gz", ok, 3, 0), why, sizeof why), 0);
+    cl_path_join(p, sizeof p, dir, "x/lab/notes/readme.txt");
+    ck_assert(cl_file_exists(p));
+    ck_assert_int_eq(extract(make_archive("ok.zip", ok + 1, 2, 1), why, sizeof why), 0);
+    member dotdot[] = {{"lab/../../escape.txt", AE_IFREG, "x", NULL}};
+    ck_assert_int_eq(extract(make_archive("dd.tar.gz", dotdot, 1, 0), why, sizeof why), 1);
+    ck_assert(tu_contains(why, "'..'"));
+    cl_path_join(p, sizeof p, dir, "escape.txt");
+    ck_assert(!cl_file_exists(p));
+    member abs_[] = {{"/tmp/cudalab-abs-escape", AE_IFREG, "x", NULL}};
+    ck_assert_int_eq(extract(make_archive("abs.tar.gz", abs_, 1, 0), why, sizeof why), 1);
+    ck_assert(tu_contains(why, "absolute path"));
+    member sym[] = {{"reduce.cu", AE_IFLNK, NULL, "/etc/shadow"}};
+    ck_assert_int_eq(extract(make_archive("sym.tar.gz", sym, 1, 0), why, sizeof why), 1);
+    ck_assert(tu_contains(why, "symbolic link"));
+    member hard[] = {{"a.cu", AE_IFREG, "x", NULL}, {"reduce.cu", AE_IFREG, NULL, "/etc/shadow"}};
+    ck_assert_int_eq(extract(make_archive("hard.tar.gz", hard, 2, 0), why, sizeof why), 1);
+    ck_assert(tu_contains(why, "hard link"));
+    /* refused archives leave nothing behind */
+    cl_path_join(p, sizeof p, dir, "x/a.cu");
+    ck_assert(!cl_file_exists(p));
+    member twice[] = {{"reduce.cu", AE_IFREG, "1", NULL}, {"reduce.cu", AE_IFREG, "2", NULL}};
+    ck_assert_int_eq(extract(make_archive("twice.tar.gz", twice, 2, 0), why, sizeof why), 1);
+    ck_assert(tu_contains(why, "appears twice"));
+    const char *junk = tu_write(dir, "junk.zip", "PK this is not a zip at all");
+    char jp[4096];
+    snprintf(jp, sizeof jp, "%s", junk);
+    ck_assert_int_eq(extract(jp, why, sizeof why), 1);
+    ck_assert_int_eq(cl_is_archive_name("a.tar.gz") + cl_is_archive_name("a.ZIP") + cl_is_archive_name("a.cu"), 2);
+}
+END_TEST
+
+/* ---- the gradebook ---- */
+
+static json_t *result_json(const char *verdict, double score)
+{
+    json_t *r = json_pack("{s:s, s:s, s:f, s:f, s:I, s:[]}", "lab", "selftest", "verdict", verdict, "score", score,
+                          "max_score", 100.0, "seed", (json_int_t)42, "cases");
+    json_t *j = json_pack("{s:o, s:s}", "result", r, "config_hash", "c0ffee");
+    return j;
+}
+
+START_TEST(gradebook_key_and_transactions)
+{
+    char path[4096];
+    cl_path_join(path, sizeof path, dir, "gb.sqlite");
+    sqlite3 *db;
+    cl_err err;
+    ck_assert(cl_gradebook_open(path, &db, &err) == 0);
+    long long run = cl_gradebook_run_begin(db, "selftest", "local", &err);
+    ck_assert(run > 0);
+    cl_submission s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.student, sizeof s.student, "alice");
+    snprintf(s.sha256, sizeof s.sha256, "aa");
+    snprintf(s.entry, sizeof s.entry, "alice.cu");
+    cl_course c;
+    cl_course_init(&c);
+    c.late_penalty_per_day = 0.25;
+    cl_course_rules rules;
+    memset(&rules, 0, sizeof rules);
+    rules.have_deadline = 1;
+    rules.deadline = 1000000;
+    s.submitted_at = 1000000 + 86400 + 5; /* two days started */
+    json_t *j = result_json("pass", 80);
+    ck_assert_int_eq(cl_gradebook_has(db, "alice", "selftest", "aa", "c0ffee", &err), 0);
+    ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j, &err), 0);
+    ck_assert_int_eq(cl_gradebook_has(db, "alice", "selftest", "aa", "c0ffee", &err), 1);
+    /* the same key again is kept, not replaced */
+    json_t *j2 = result_json("wrong", 0);
+    ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j2, &err), 1);
+    cl_grade_row row;
+    ck_assert_int_eq(cl_gradebook_get(db, "alice", "selftest", "aa", "c0ffee", &row, &err), 0);
+    ck_assert_str_eq(row.verdict, "pass");
+    ck_assert_int_eq(row.late_days, 2);
+    ck_assert(row.raw_score == 80 && row.score == 40 && row.penalty == 0.5);
+    ck_assert(row.report && json_integer_value(json_object_get(row.report, "seed")) == 42);
+    cl_grade_row_free(&row);
+    /* another submission of the same student is another key */
+    snprintf(s.sha256, sizeof s.sha256, "bb");
+    ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j2, &err), 0);
+    int n;
+    ck_assert(cl_gradebook_count(db, "selftest", &n, &err) == 0 && n == 2);
+    /* a transaction left open by a crash does not block or corrupt the next writer */
+    sqlite3 *other;
+    ck_assert(cl_gradebook_open(path, &other, &err) == 0);
+    ck_assert(sqlite3_exec(other, "BEGIN IMMEDIATE; INSERT INTO runs (lab, mode, started_at) VALUES ('x','y',1);",
+                           NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(other); /* closed without COMMIT: rolled back */
+    snprintf(s.sha256, sizeof s.sha256, "cc");
+    ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j, &err), 0);
+    ck_assert(cl_gradebook_count(db, "selftest", &n, &err) == 0 && n == 3);
+    json_decref(j);
+    json_decref(j2);
+    ck_assert(cl_gradebook_run_end(db, run, 3, 0, NULL, &err) == 0);
+    sqlite3_close(db);
+}
+END_TEST
+
+START_TEST(csv_quoting)
+{
+    cl_grade_row r[2];
+    memset(r, 0, sizeof r);
+    snprintf(r[0].student, sizeof r[0].student, "alice");
+    snprintf(r[0].name, sizeof r[0].name, "=cmd|' /C calc'!A0");
+    snprintf(r[0].verdict, sizeof r[0].verdict, "wrong");
+    r[0].message = "case 'n=1': \"bad\", very bad\nline 2";
+    snprintf(r[1].student, sizeof r[1].student, "bob");
+    snprintf(r[1].name, sizeof r[1].name, "@SUM(1+1)");
+    r[1].message = "-2+3";
+    cl_class_report rep = {0};
+    rep.lab = "selftest";
+    rep.rows = r;
+    rep.nrows = 2;
+    char path[4096];
+    cl_path_join(path, sizeof path, dir, "g.csv");
+    cl_err err;
+    ck_assert(cl_class_csv(&rep, path, &err) == 0);
+    char *text;
+    size_t n;
+    ck_assert(cl_read_file(path, 1 << 20, &text, &n, &err) == 0);
+    ck_assert(tu_contains(text, "\"'=cmd|' /C calc'!A0\""));
+    ck_assert(tu_contains(text, "\"'@SUM(1+1)\""));
+    ck_assert(tu_contains(text, "\"'-2+3\""));
+    ck_assert(tu_contains(text, "\"case 'n=1': \"\"bad\"\", very bad\nline 2\""));
+    free(text);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("classroom");
+    TCase *tc = tcase_create("classroom");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, course_config_values);
+    tcase_add_test(tc, course_config_errors);
+    tcase_add_test(tc, times);
+    tcase_add_test(tc, seeds);
+    tcase_add_test(tc, intake_and_roster);
+    tcase_add_test(tc, archives);
+    tcase_add_test(tc, gradebook_key_and_transactions);
+    tcase_add_test(tc, csv_quoting);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
