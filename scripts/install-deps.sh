@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# install-deps.sh: the Debian/Ubuntu packages cudalab builds and tests with.
+# install-deps.sh [--test-tools]: the Debian/Ubuntu packages cudalab builds and tests with.
 # The CUDA toolkit itself is a prerequisite (NVIDIA's packages or the runfile); without it
 # cudalab still builds and runs everything that needs no GPU compiler.
+#   --test-tools  also what the classroom tests drive for real: headless Chromium (the HTML
+#                 report) and a one-node Slurm cluster (munge, slurmctld, slurmd). Without
+#                 them those tests report SKIPPED. CI passes it (scripts/test.sh).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libyaml-dev libsqlite3-dev libjansson-dev check libsubunit-dev
-          python3)
+          libarchive-dev nettle-dev python3)
+if [[ "${1:-}" == "--test-tools" ]]; then
+  packages+=(chromium fonts-dejavu-core munge slurmctld slurmd slurm-client util-linux procps)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
