@@ -1,13 +1,16 @@
 #!/bin/sh
-# bench/dev/build.sh OUTDIR: builds the gemm dev harness and every solution variant the
-# device run times, the way the engine builds solutions (nvcc -O3 -shared -fPIC).
-# Runs anywhere nvcc 13 is (no GPU needed); OUTDIR/run.sh then runs them on the GPU.
+# bench/dev/build.sh OUTDIR [PLAN]: builds the gemm dev harness and every solution variant
+# the device run times, the way the engine builds solutions (nvcc -O3 -shared -fPIC), and
+# copies run.sh, the plan (default bench/dev/plan.txt) and the PyTorch peer next to them.
+# Runs anywhere nvcc 13 is (no GPU needed); OUTDIR/run.sh then runs the plan on the GPU.
 set -eu
-out=${1:?usage: build.sh OUTDIR}
+out=${1:?usage: build.sh OUTDIR [PLAN]}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+plan=${2:-$root/bench/dev/plan.txt}
 mkdir -p "$out/lib" "$out/bin"
 SO="nvcc -O3 -shared -Xcompiler -fPIC -I $root/labs/include"
 SM90A="-gencode=arch=compute_90a,code=sm_90a"
+REF=$root/reference/gemm.cu
 nvcc -O2 -arch=sm_90 -o "$out/bin/gemm_dev" "$root/bench/dev/gemm_dev.cu" -I "$root/grader/include" \
     -I "$root/labs/include" -lcublas -ldl -Xlinker --export-dynamic
 for f in "$root"/labs/gemm/ladder/*.cu; do
@@ -15,10 +18,14 @@ for f in "$root"/labs/gemm/ladder/*.cu; do
     case $n in 08_*) arch=$SM90A ;; *) arch=-arch=sm_90 ;; esac
     $SO $arch -o "$out/lib/$n.so" "$f" &
 done
-$SO $SM90A -o "$out/lib/ref.so" "$root/reference/gemm.cu" &
-$SO $SM90A -DGEMM_CLUSTER=1 -o "$out/lib/ref_c1.so" "$root/reference/gemm.cu" &
-$SO $SM90A -DGEMM_SWAP_B_OFFSETS -o "$out/lib/ref_swap.so" "$root/reference/gemm.cu" &
-$SO -arch=sm_90 -o "$out/lib/ref_sm90.so" "$root/reference/gemm.cu" &   # no 'a': the mma.sync path
+$SO $SM90A -o "$out/lib/reference.so" "$REF" &                     # exactly as shipped
+$SO $SM90A -DGEMM_DEV_KNOBS -o "$out/lib/ref.so" "$REF" &          # + env knobs (grid, group)
+$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_CLUSTER=1 -o "$out/lib/ref_c1.so" "$REF" &
+$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_TMA_STORE=0 -o "$out/lib/ref_direct.so" "$REF" &
+$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_CLUSTER=1 -DGEMM_TMA_STORE=0 -o "$out/lib/ref_c1_direct.so" "$REF" &
+$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_ARRIVE_CLUSTER_SCOPE -o "$out/lib/ref_arrive_cluster.so" "$REF" &
+$SO -arch=sm_90 -o "$out/lib/ref_sm90.so" "$REF" &   # no 'a': the mma.sync path on the H100
 wait
 cp "$root/bench/dev/run.sh" "$root/bench/peers/gemm.py" "$out/"
-ls -la "$out/lib" "$out/bin"
+cp "$plan" "$out/plan.txt"
+ls -la "$out/lib"

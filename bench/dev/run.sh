@@ -2,7 +2,7 @@
 # bench/dev/run.sh (device side): SASS check, correctness and timing of every gemm variant
 # built by build.sh, cuBLAS and the PyTorch peer, all in one call. Run from the folder
 # build.sh filled; writes results.jsonl, log.txt, sass.txt and table.txt to $OUT (or .).
-#   ONLY="ref ref_c1" restricts the libraries; SKIP_PEER=1 skips PyTorch.
+# What runs is plan.txt (see below).
 cd "$(dirname "$0")"
 out=${OUT:-.}
 exec > >(tee -a "$out/log.txt") 2>&1
@@ -19,30 +19,26 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${cublas_dir}:${LD_LIBRARY_PATH:-}
             "$(grep -c FFMA /tmp/sass.$$)" "$(grep -c UTMALDG /tmp/sass.$$)" "$(grep -c LDSM /tmp/sass.$$)" \
             "$(grep -c LDGSTS /tmp/sass.$$)" "$(grep -c 'STL' /tmp/sass.$$)" "$(grep -c 'LDL' /tmp/sass.$$)"
     done
-    echo; echo "ref.so, the cluster kernel's main loop (HGMMA and barrier lines):"
-    cuobjdump -sass -fun '_ZN4sm9016gemm_sm90_kernelILi2EEEv14CUtensorMap_stS1_P6__halfiii' lib/ref.so 2>&1 |
-        grep -E "HGMMA|SYNCS|UTMALDG|WARPGROUP|USETMAXREG|BAR" | head -60
+    echo; echo "reference.so: HGMMA, barrier, TMA and setmaxnreg lines:"
+    cuobjdump -sass lib/reference.so 2>&1 |
+        grep -E "HGMMA|SYNCS|UTMALDG|WARPGROUP|USETMAXREG|BAR" | head -80
 } > "$out/sass.txt" 2>&1
 head -20 "$out/sass.txt"
 
-run() { # lib name bench-selection
-    echo "== $2"
-    timeout 150 ./bin/gemm_dev "$1" "$2" --bench "$3" --runs 30 >> "$out/results.jsonl"
-    echo "   exit $?"
-}
-timeout 150 ./bin/gemm_dev cublas --runs 30 >> "$out/results.jsonl"
-libs=${ONLY:-"ref ref_c1 08_wgmma_tma 07_swizzle 06_cp_async 05_mma_ldmatrix 04_wmma 03_register_tiling 02_smem_tiling 01_naive ref_sm90"}
-for n in $libs; do
-    case $n in 0[1-4]_*|ref_sm90) sel=4096 ;; *) sel=all ;; esac
-    run "lib/$n.so" "$n" "$sel"
-    if [ "$n" = ref ] && grep -q '"name":"ref".*"ok":false' "$out/results.jsonl"; then
-        run lib/ref_swap.so ref_swap all # the other reading of the B descriptor's offsets
+# plan.txt: one line per run: name, library (or "cublas", or "-" for the PyTorch peer),
+# bench selection (all | 4096 | none), then VAR=value settings for that run.
+grep -v '^#' plan.txt | while read -r name lib sel envs; do
+    [ -n "$name" ] || continue
+    echo "== $name"
+    if [ "$lib" = "-" ]; then
+        timeout 120 python3 gemm.py --runs 30 |
+            sed 's/^{/{"kind":"peer",/' >> "$out/results.jsonl"
+        continue
     fi
+    if [ "$lib" = cublas ]; then set -- cublas; else set -- "$lib" "$name"; fi
+    env $envs timeout 150 ./bin/gemm_dev "$@" --bench "$sel" --runs 30 < /dev/null >> "$out/results.jsonl"
+    echo "   exit $?"
 done
-if [ -z "${SKIP_PEER:-}" ]; then
-    echo "== peer (torch)"
-    timeout 120 python3 gemm.py --runs 30 | sed 's/^/{"kind":"peer",/; s/^{"kind":"peer",{/{"kind":"peer",/' >> "$out/results.jsonl"
-fi
 python3 - "$out/results.jsonl" <<'PY' | tee "$out/table.txt"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
@@ -60,7 +56,8 @@ for r in rows:
         continue
     key = (r["M"], r["N"], r["K"])
     frac = r["tflops"] / cub[key] if key in cub else float("nan")
-    print(f"{r['name']:<20} {r['M']:>5}x{r['N']:>5}x{r['K']:>5}"[:37].ljust(37) + f" {r['median_ms']:9.3f} {r['tflops']:8.1f} {frac:9.3f}")
+    shape = f"{r['M']}x{r['N']}x{r['K']}"
+    print(f"{r['name']:<20} {shape:>16} {r['median_ms']:9.3f} {r['tflops']:8.1f} {frac:9.3f}")
 for r in rows:
     if r.get("kind") == "peer":
         print(f"peer {r.get('shape')}: {r.get('median_ms')} ms, {r.get('tflops')} TFLOP/s")
