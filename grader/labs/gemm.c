@@ -91,8 +91,9 @@ static int setup(cl_run *run, const cl_case *c, void *vs)
     long long dims[3] = {s->M, s->N, s->K};
     cl_set_dims(run, 3, dims);
     cl_set_work(run, footprint(s->M, s->N, s->K), 2.0 * (double)s->M * (double)s->N * (double)s->K);
-    cl_set_shape(run, "M x N x K = %lld x %lld x %lld%s", s->M, s->N, s->K,
-                 s->halved ? " (halved to fit this GPU)" : "");
+    cl_set_shape(run, "%.3g GFLOP, %.1f MiB%s", 2e-9 * (double)s->M * (double)s->N * (double)s->K,
+                 footprint(s->M, s->N, s->K) / 1048576.0,
+                 s->halved ? "; M and N halved to fit this GPU" : "");
     return 0;
 }
 

@@ -40,6 +40,7 @@ __device__ int gemm_has_wgmma = GEMM_SM90A;
 constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMERS = 2, THREADS = 128 * (CONSUMERS + 1);
 constexpr uint32_t A_BYTES = BM * BK * 2, B_CHUNK = 64 * BK * 2, B_BYTES = BK * BN * 2;
 constexpr uint32_t STAGE_BYTES = A_BYTES + B_BYTES;
+static_assert(B_BYTES == (BN / 64) * B_CHUNK, "B arrives as BN / 64 boxes of 64 columns");
 constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
 
 #if GEMM_SM90A
