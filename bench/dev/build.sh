@@ -19,13 +19,12 @@ for f in "$root"/labs/gemm/ladder/*.cu; do
     $SO $arch -o "$out/lib/$n.so" "$f" &
 done
 $SO $SM90A -o "$out/lib/reference.so" "$REF" &                     # exactly as shipped
-$SO $SM90A -DGEMM_DEV_KNOBS -o "$out/lib/ref.so" "$REF" &          # + env knobs (grid, group)
-$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_CLUSTER=1 -o "$out/lib/ref_c1.so" "$REF" &
-$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_TMA_STORE=0 -o "$out/lib/ref_direct.so" "$REF" &
-$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_CLUSTER=1 -DGEMM_TMA_STORE=0 -o "$out/lib/ref_c1_direct.so" "$REF" &
-$SO $SM90A -DGEMM_DEV_KNOBS -DGEMM_ARRIVE_CLUSTER_SCOPE -o "$out/lib/ref_arrive_cluster.so" "$REF" &
+$SO $SM90A -DGEMM_CLUSTER=1 -o "$out/lib/ref_c1.so" "$REF" &        # ladder rung 10
+$SO $SM90A -DGEMM_TMA_STORE=0 -o "$out/lib/ref_direct.so" "$REF" &
+$SO $SM90A -DGEMM_CLUSTER=1 -DGEMM_TMA_STORE=0 -o "$out/lib/ref_c1_direct.so" "$REF" &   # rung 9
 $SO -arch=sm_90 -o "$out/lib/ref_sm90.so" "$REF" &   # no 'a': the mma.sync path on the H100
 wait
-cp "$root/bench/dev/run.sh" "$root/bench/peers/gemm.py" "$out/"
+cp "$root/bench/dev/run.sh" "$root/bench/peers/gemm.py" "$root/bench/peers/_timing.py" "$out/"
 cp "$plan" "$out/plan.txt"
+cp "$root/bench/dev/run_engine.sh" "$out/"
 ls -la "$out/lib"

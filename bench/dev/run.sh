@@ -31,7 +31,7 @@ grep -v '^#' plan.txt | while read -r name lib sel envs; do
     [ -n "$name" ] || continue
     echo "== $name"
     if [ "$lib" = "-" ]; then
-        timeout 120 python3 gemm.py --runs 30 |
+        timeout 120 python3 gemm.py |
             sed 's/^{/{"kind":"peer",/' >> "$out/results.jsonl"
         continue
     fi

@@ -1,5 +1,6 @@
 // expect: slow
 // expect-message: no Tensor Core instructions
+// expect-timeout: 180
 // Correct but slow: one thread per element of C and an fp32 loop over K on the CUDA cores.
 // Every element is right, so it passes correctness; it reaches about 1% of cuBLAS, and its
 // machine code has no HMMA/HGMMA instruction, which the report points out.
