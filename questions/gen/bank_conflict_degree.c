@@ -107,11 +107,11 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     const char *code_en, *code_zh;
     if (pad >= 0) {
         code_en = cl_arena_printf(a, "__shared__ %s tile[32][%d];  // 32 + %d padding\n"
-                                     "%s v = tile[threadIdx.x][col];  // a warp reads one column",
+                                     "    %s v = tile[threadIdx.x][col];  // a warp reads one column",
                                   ty, 32 + pad, pad, ty);
         code_zh = code_en;
     } else {
-        code_en = cl_arena_printf(a, "__shared__ %s s[4096];\n%s v = s[threadIdx.x * %d];", ty, ty, stride);
+        code_en = cl_arena_printf(a, "__shared__ %s s[4096];\n    %s v = s[threadIdx.x * %d];", ty, ty, stride);
         code_zh = code_en;
     }
     const char *model_en = "Assume 32 banks of 4 bytes; a request is served 128 bytes per phase "
@@ -138,16 +138,21 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         ? "给每行补一个 4 字节字（例如 float 用 [32][33]）或对下标做 swizzle，可把访问分散到所有 bank。"
         : "无需修改：访问已分散在各个 bank 上。";
     if (elem == 4 && bc.phases == 1) {
+        const char *verdict_en = bc.degree == 1
+            ? cl_arena_printf(a, "every bank serves one word: conflict-free, a single wavefront")
+            : cl_arena_printf(a, "a %d-way conflict: %d wavefronts instead of 1", bc.degree, bc.wavefronts);
+        const char *verdict_zh = bc.degree == 1
+            ? cl_arena_printf(a, "每个 bank 只提供一个字：无冲突，只需一个 wavefront")
+            : cl_arena_printf(a, "%d 路冲突：需要 %d 个 wavefront，而不是 1 个", bc.degree, bc.wavefronts);
         q->explanation.en = cl_arena_printf(a,
             "Thread t reads word t*%d, which lives in bank (t*%d) mod 32. Two threads t and t' "
             "collide when (t-t')*%d is a multiple of 32, so each bank serves gcd(%d, 32) = %d "
-            "different words: a %d-way conflict (%d wavefront%s instead of 1). %s",
-            stride, stride, stride, stride, bc.degree, bc.degree, bc.wavefronts,
-            bc.wavefronts == 1 ? "" : "s", fix_en);
+            "different word%s: %s. %s",
+            stride, stride, stride, stride, bc.degree, bc.degree == 1 ? "" : "s", verdict_en, fix_en);
         q->explanation.zh = cl_arena_printf(a,
             "线程 t 读第 t*%d 个字，位于 bank (t*%d) mod 32。当 (t-t')*%d 是 32 的倍数时两个线程冲突，"
-            "因此每个 bank 要提供 gcd(%d, 32) = %d 个不同的字：%d 路冲突（需要 %d 个 wavefront，而不是 1 个）。%s",
-            stride, stride, stride, stride, bc.degree, bc.degree, bc.wavefronts, fix_zh);
+            "因此每个 bank 要提供 gcd(%d, 32) = %d 个不同的字：%s。%s",
+            stride, stride, stride, stride, bc.degree, verdict_zh, fix_zh);
     } else {
         q->explanation.en = cl_arena_printf(a,
             "Consecutive threads are %d bytes apart. With %d-byte elements the warp is served in %d "
@@ -164,7 +169,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             word_stride_x4, elem, bc.phases, bc.threads_per_phase, bc.worst_bank, bc.degree,
             bc.degree, bc.wavefronts, bc.phases, fix_zh);
     }
-    cl_gen_numeric(q, bc.degree, 0, 0, "way");
+    cl_gen_numeric(q, bc.degree, 0, 0, "");
     return 0;
 }
 
