@@ -97,7 +97,7 @@ static void prompt_hint(const cl_io *io, const cl_shown *s)
     default: break;
     }
     fprintf(o, CL_TR(L, "; Enter skips, :q stops", "；直接回车跳过，:q 结束"));
-    fprintf(o, "%s\n%s>%s ", cl_c0(o), cl_c(o, CL_BOLD), cl_c0(o));
+    fprintf(o, "%s\n%s> %s", cl_c0(o), cl_c(o, CL_BOLD), cl_c0(o));
 }
 
 int cl_ask(cl_io *io, const cl_shown *s, const char *header, cl_asked *out)
@@ -234,7 +234,7 @@ void cl_ask_rating(cl_io *io, cl_asked *a)
     if (!io->rate || a->grade.score < 0.999)
         return;
     FILE *o = io->out;
-    fprintf(o, "%s%s%s\n%s>%s ", cl_c(o, CL_DIM),
+    fprintf(o, "%s%s%s\n%s> %s", cl_c(o, CL_DIM),
             CL_TR(io->lang, "How did it feel? Enter = good, h = hard (review it again soon), e = easy",
                   "感觉如何？回车 = 正常，h = 困难（稍后再复习），e = 容易"),
             cl_c0(o), cl_c(o, CL_BOLD), cl_c0(o));

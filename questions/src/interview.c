@@ -293,7 +293,7 @@ static void coding_part(const cl_interview_opts *o, cl_io *io, cl_interview_resu
     fprintf(out, CL_TR(L, "About %.0f minutes are left. Press Enter when you are done to grade it, or type skip.\n",
                        "大约还剩 %.0f 分钟。完成后按回车评分，或输入 skip 跳过。\n"),
             minutes_left > 0 ? minutes_left : 0);
-    fprintf(out, "%s>%s ", cl_c(out, CL_BOLD), cl_c0(out));
+    fprintf(out, "%s> %s", cl_c(out, CL_BOLD), cl_c0(out));
     char line[256];
     if (cl_io_read_line(io, line, sizeof line) || !strcmp(line, "skip") || !strcmp(line, ":q")) {
         snprintf(r->lab_verdict, sizeof r->lab_verdict, "skipped");

@@ -112,6 +112,18 @@ int cl_select(const cl_bank *b, const cl_filter *f, uint64_t seed, int n, const 
 {
     if (n <= 0 || b->nq == 0)
         return 0;
+    if (f->nids) { /* explicit questions: in the order given */
+        int got = 0;
+        for (int i = 0; i < f->nids && got < n; i++) {
+            const cl_question *q = cl_bank_find(b, f->ids[i]);
+            int dup = 0;
+            for (int j = 0; q && j < got; j++)
+                dup |= out[j] == (int)(q - b->q);
+            if (q && !dup)
+                out[got++] = (int)(q - b->q);
+        }
+        return got;
+    }
     int *all = malloc(sizeof(int) * (size_t)b->nq);
     const char **topics = malloc(sizeof(char *) * (size_t)(b->ntopics + 1));
     cand *c = malloc(sizeof(cand) * (size_t)b->nq);

@@ -4,7 +4,8 @@
  * The pick is deterministic for a seed and a bank: candidates are sorted by id, each
  * topic's questions are shuffled with the seed (then ordered by an optional priority,
  * e.g. "seen fewest times first"), and topics take turns, so ten questions from five
- * topics are two from each rather than ten from the first. */
+ * topics are two from each rather than ten from the first. Explicit ids come in the
+ * order given. */
 #ifndef CUDALAB_Q_SELECT_H
 #define CUDALAB_Q_SELECT_H
 
