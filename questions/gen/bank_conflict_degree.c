@@ -106,9 +106,10 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     const char *ty = type_name(elem);
     const char *code_en, *code_zh;
     if (pad >= 0) {
-        code_en = cl_arena_printf(a, "__shared__ %s tile[32][%d];  // 32 + %d padding\n"
+        code_en = cl_arena_printf(a, "__shared__ %s tile[32][%d];  // %s\n"
                                      "    %s v = tile[threadIdx.x][col];  // a warp reads one column",
-                                  ty, 32 + pad, pad, ty);
+                                  ty, 32 + pad,
+                                  pad ? cl_arena_printf(a, "32 columns + %d of padding", pad) : "no padding", ty);
         code_zh = code_en;
     } else {
         code_en = cl_arena_printf(a, "__shared__ %s s[4096];\n    %s v = s[threadIdx.x * %d];", ty, ty, stride);
@@ -140,7 +141,9 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     if (elem == 4 && bc.phases == 1) {
         const char *verdict_en = bc.degree == 1
             ? cl_arena_printf(a, "every bank serves one word: conflict-free, a single wavefront")
-            : cl_arena_printf(a, "a %d-way conflict: %d wavefronts instead of 1", bc.degree, bc.wavefronts);
+            : cl_arena_printf(a, "%s %d-way conflict: %d wavefronts instead of 1",
+                              bc.degree == 8 || bc.degree == 11 || bc.degree == 18 ? "an" : "a", bc.degree,
+                              bc.wavefronts);
         const char *verdict_zh = bc.degree == 1
             ? cl_arena_printf(a, "每个 bank 只提供一个字：无冲突，只需一个 wavefront")
             : cl_arena_printf(a, "%d 路冲突：需要 %d 个 wavefront，而不是 1 个", bc.degree, bc.wavefronts);

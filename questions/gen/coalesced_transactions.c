@@ -131,7 +131,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     q->explanation.en = cl_arena_printf(a,
         "Thread t reads %d bytes at byte %ld + t*%ld. The 32 addresses fall into %d distinct "
         "32-byte sectors (%d distinct 128-byte lines). The warp asks for %d bytes and %d bytes "
-        "move, an efficiency of %.0f%%. %s",
+        "move, an efficiency of %.3g%%. %s",
         elem, offset, stride, c.sectors, c.lines, c.useful_bytes, c.sectors * 32, c.efficiency * 100,
         c.efficiency >= 0.999 ? "This is a fully coalesced access: consecutive threads read "
                                 "consecutive, aligned bytes."
@@ -141,7 +141,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
           "layout (or staging through shared memory) makes it coalesced.");
     q->explanation.zh = cl_arena_printf(a,
         "线程 t 读取从字节 %ld + t*%ld 开始的 %d 个字节。32 个地址落在 %d 个不同的 32 字节 sector 中"
-        "（%d 个不同的 128 字节缓存行）。warp 需要 %d 字节，实际传输 %d 字节，效率 %.0f%%。%s",
+        "（%d 个不同的 128 字节缓存行）。warp 需要 %d 字节，实际传输 %d 字节，效率 %.3g%%。%s",
         offset, stride, elem, c.sectors, c.lines, c.useful_bytes, c.sectors * 32, c.efficiency * 100,
         c.efficiency >= 0.999 ? "这是完全合并的访问：相邻线程读取相邻且对齐的字节。"
         : offset % 32 && stride == elem ? "偏移破坏了对齐，warp 多跨了一个 sector；解决办法是让起始地址对齐。"

@@ -108,8 +108,8 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         threads, threads / 32, code);
     q->explanation.en = cl_arena_printf(a,
         "%d of %d warp%s diverge%s. A warp whose lanes all agree issues only its own path; a "
-        "divergent warp issues both paths with the other lanes masked off - it is not split into "
-        "two warps. Issued: %ld warp-instructions = %ld lane slots; useful: %ld. Efficiency = "
+        "divergent warp issues every path that some lane takes, one after the other, with the other "
+        "lanes masked off - it is not split into two warps. Issued: %ld warp-instructions = %ld lane slots; useful: %ld. Efficiency = "
         "%ld / %ld = %.1f%%.%s",
         dv.divergent_warps, threads / 32, threads == 32 ? "" : "s", dv.divergent_warps == 1 ? "s" : "",
         dv.issued, dv.issued * 32, dv.useful, dv.useful, dv.issued * 32, dv.percent,
@@ -117,7 +117,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
                                     "branching on warp-aligned ranges is free." : "");
     q->explanation.zh = cl_arena_printf(a,
         "%d 个 warp 中有 %d 个发生分歧。lane 条件一致的 warp 只执行自己的那条路径；发生分歧的 warp "
-        "会先后执行两条路径，另一条路径的 lane 被屏蔽——它不会被拆成两个 warp。发射：%ld 条 warp 指令 = "
+        "会先后执行每条有 lane 要走的路径，其余 lane 被屏蔽——它不会被拆成两个 warp。发射：%ld 条 warp 指令 = "
         "%ld 个 lane 槽位；有效：%ld。效率 = %ld / %ld = %.1f%%。%s",
         threads / 32, dv.divergent_warps, dv.issued, dv.issued * 32, dv.useful, dv.useful,
         dv.issued * 32, dv.percent,

@@ -20,6 +20,12 @@ typedef struct kernel {
     double flops, bytes; /* per element */
 } kernel;
 
+/* An intensity as a person writes it: 0.125, 10.7, 2731. */
+static const char *fmt_ai(cl_arena *a, double v)
+{
+    return v >= 100 ? cl_arena_printf(a, "%.0f", v) : v >= 10 ? cl_arena_printf(a, "%.1f", v) : cl_arena_printf(a, "%.3g", v);
+}
+
 static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
 {
     (void)err;
@@ -89,14 +95,15 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     const char *machine_en = cl_arena_printf(a, "a GPU with a peak of %.0f TFLOP/s and %.2f TB/s of "
                                                 "memory bandwidth", peak, bw);
     const char *machine_zh = cl_arena_printf(a, "某 GPU 峰值算力 %.0f TFLOP/s，显存带宽 %.2f TB/s", peak, bw);
+    const char *ais = fmt_ai(a, ai);
     const char *verdict_en = cl_arena_printf(a,
-        "The ridge point is %.0f / %.2f = %.1f FLOP/byte. %.3g is %s it, so the kernel is %s-bound: "
-        "attainable = min(%.0f, %.3g x %.2f) = %.3g TFLOP/s.",
-        peak, bw, ridge, ai, mb ? "below" : "above", mb ? "memory" : "compute", peak, ai, bw, att);
+        "The ridge point is %.0f / %.2f = %.1f FLOP/byte. %s is %s it, so the kernel is %s-bound: "
+        "attainable = min(%.0f, %s x %.2f) = %.3g TFLOP/s.",
+        peak, bw, ridge, ais, mb ? "below" : "above", mb ? "memory" : "compute", peak, ais, bw, att);
     const char *verdict_zh = cl_arena_printf(a,
-        "拐点（ridge point）为 %.0f / %.2f = %.1f FLOP/字节。%.3g %s拐点，所以 kernel 是%s受限："
-        "可达性能 = min(%.0f, %.3g x %.2f) = %.3g TFLOP/s。",
-        peak, bw, ridge, ai, mb ? "低于" : "高于", mb ? "访存" : "计算", peak, ai, bw, att);
+        "拐点（ridge point）为 %.0f / %.2f = %.1f FLOP/字节。%s %s拐点，所以 kernel 是%s受限："
+        "可达性能 = min(%.0f, %s x %.2f) = %.3g TFLOP/s。",
+        peak, bw, ridge, ais, mb ? "低于" : "高于", mb ? "访存" : "计算", peak, ais, bw, att);
 
     if (d <= 1) {
         q->type = CL_Q_SINGLE;
@@ -104,11 +111,11 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         q->choices[0] = (cl_qtext){"memory-bound", "访存受限（memory-bound）"};
         q->choices[1] = (cl_qtext){"compute-bound", "计算受限（compute-bound）"};
         q->answer = mb ? 0 : 1;
-        q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %.3g FLOP/byte runs "
+        q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte runs "
                                           "on %s. On the roofline, is it memory-bound or compute-bound?",
-                                       ai, machine_en);
-        q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %.3g FLOP/字节，运行在%s上。按 roofline 模型，"
-                                          "它是访存受限还是计算受限？", ai, machine_zh);
+                                       fmt_ai(a, ai), machine_en);
+        q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %s FLOP/字节，运行在%s上。按 roofline 模型，"
+                                          "它是访存受限还是计算受限？", fmt_ai(a, ai), machine_zh);
     } else {
         if (kern_en) {
             q->prompt.en = cl_arena_printf(a, "Consider %s on %s. By the roofline model, what throughput "
@@ -116,11 +123,11 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             q->prompt.zh = cl_arena_printf(a, "考虑在%s上运行的%s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
                                            machine_zh, kern_zh);
         } else {
-            q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %.3g FLOP/byte "
+            q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte "
                                               "runs on %s. By the roofline model, what throughput can it "
-                                              "reach at best, in TFLOP/s?", ai, machine_en);
-            q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %.3g FLOP/字节，运行在%s上。按 roofline "
-                                              "模型，它最多能达到多少 TFLOP/s？", ai, machine_zh);
+                                              "reach at best, in TFLOP/s?", ais, machine_en);
+            q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %s FLOP/字节，运行在%s上。按 roofline "
+                                              "模型，它最多能达到多少 TFLOP/s？", ais, machine_zh);
         }
         cl_gen_numeric(q, att, 0, 0.02, "TFLOP/s");
     }

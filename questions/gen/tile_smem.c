@@ -35,10 +35,11 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
                                        ty, t, t, pad ? " + 1" : "");
         q->explanation.en = cl_arena_printf(a, "%d rows x %d columns x %d bytes = %ld bytes.%s", t, t + pad,
                                             elem, bytes,
-                                            pad ? " The extra column is padding: it shifts each row by "
-                                                  "one bank so that reading a column is conflict-free." : "");
+                                            pad ? " The extra column is padding: it shifts the start of "
+                                                  "each row to another bank, so that the threads of a warp "
+                                                  "reading one column no longer hit the same bank." : "");
         q->explanation.zh = cl_arena_printf(a, "%d 行 x %d 列 x %d 字节 = %ld 字节。%s", t, t + pad, elem, bytes,
-                                            pad ? "多出的一列是填充：让每行错开一个 bank，按列读取时就没有 bank 冲突。" : "");
+                                            pad ? "多出的一列是填充：让每行的起始位置错开到别的 bank，一个 warp 按列读取时就不会挤在同一个 bank 上。" : "");
     } else {
         static const int bms[] = {64, 128, 256};
         static const int bks[] = {16, 32, 64};
