@@ -103,10 +103,12 @@ int cmd_lint(int argc, char **argv)
     if (ctx.problems)
         fprintf(stderr, "cudalab lint: %d problem%s%s\n", ctx.problems, ctx.problems == 1 ? "" : "s",
                 lab_problems ? " (questions and labs)" : "");
+    else if (!questions)
+        fprintf(stderr, "cudalab lint: ok: labs\n");
     else
-        fprintf(stderr, "cudalab lint: ok: %s%d question%s (%d generated) in %d topic file%s%s\n",
-                questions ? "" : "(questions not checked) ", bank.nq, bank.nq == 1 ? "" : "s", families,
-                bank.ntopics, bank.ntopics == 1 ? "" : "s", labs ? ", labs ok" : "");
+        fprintf(stderr, "cudalab lint: ok: %d question%s (%d generated) in %d topic file%s%s\n", bank.nq,
+                bank.nq == 1 ? "" : "s", families, bank.ntopics, bank.ntopics == 1 ? "" : "s",
+                labs ? ", labs ok" : "");
     cl_bank_free(&bank);
     return ctx.problems ? 1 : 0;
 }

@@ -74,7 +74,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         cost_else = cl_rng_range(&r, 4, 24);
         break;
     }
-    unsigned char takes[1024];
+    unsigned char takes[1024] = {0};
     for (int t = 0; t < threads; t++) {
         switch (kind) {
         case COND_LESS: takes[t] = t < c; break;

@@ -305,9 +305,9 @@ static void coding_part(const cl_interview_opts *o, cl_io *io, cl_interview_resu
     if (!cl_gpu_present()) {
         snprintf(r->lab_verdict, sizeof r->lab_verdict, "not graded");
         snprintf(r->lab_note, sizeof r->lab_note,
-                 CL_TR(L, "grading needs a GPU and none was found (nvidia-smi -L failed); on a machine "
-                          "with one: cd %s && cudalab test",
-                       "评分需要 GPU，但未找到（nvidia-smi -L 失败）；请在有 GPU 的机器上运行：cd %s && cudalab test"),
+                 CL_TR(L, "grading needs a GPU and none was found; on a machine with one: cd %s && "
+                          "cudalab test",
+                       "评分需要 GPU，但这台机器上没有；请在有 GPU 的机器上运行：cd %s && cudalab test"),
                  ws.dir);
         fprintf(out, "%s%s%s\n", cl_c(out, CL_YELLOW), r->lab_note, cl_c0(out));
         free(labs);

@@ -10,10 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "grader/labconf.h"
 #include "paths.h"
 #include "questions/interview.h"
 #include "questions/rng.h"
+#include "strbuf.h"
 
 extern char **environ;
 
@@ -116,6 +119,7 @@ int cl_iv_grade_lab(const char *dir, FILE *out, char *verdict, size_t vn, char *
     if (pipe(pipefd))
         return cl_err_set(err, "pipe: %s", strerror(errno));
     fflush(out);
+    fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
         close(pipefd[0]);
@@ -123,18 +127,19 @@ int cl_iv_grade_lab(const char *dir, FILE *out, char *verdict, size_t vn, char *
         return cl_err_set(err, "fork: %s", strerror(errno));
     }
     if (pid == 0) {
+        /* the report comes back as JSON on stdout; progress and errors go to our stderr */
         if (chdir(dir) != 0)
             _exit(127);
         dup2(pipefd[1], STDOUT_FILENO);
-        dup2(pipefd[1], STDERR_FILENO);
         close(pipefd[0]);
         close(pipefd[1]);
-        execl(exe, exe, "test", (char *)NULL);
+        execl(exe, exe, "test", "--json", (char *)NULL);
         _exit(127);
     }
     close(pipefd[1]);
-    char buf[4096], last[1024] = "", cur[1024];
-    size_t cl = 0;
+    cl_strbuf report;
+    cl_sb_init(&report);
+    char buf[4096];
     ssize_t got;
     while ((got = read(pipefd[0], buf, sizeof buf)) != 0) {
         if (got < 0) {
@@ -142,32 +147,41 @@ int cl_iv_grade_lab(const char *dir, FILE *out, char *verdict, size_t vn, char *
                 continue;
             break;
         }
-        fwrite(buf, 1, (size_t)got, out);
-        for (ssize_t i = 0; i < got; i++) { /* remember the last non-empty line */
-            if (buf[i] == '\n') {
-                cur[cl] = '\0';
-                if (cl)
-                    snprintf(last, sizeof last, "%s", cur);
-                cl = 0;
-            } else if (cl + 1 < sizeof cur) {
-                cur[cl++] = buf[i];
-            }
-        }
-    }
-    if (cl) {
-        cur[cl] = '\0';
-        snprintf(last, sizeof last, "%s", cur);
+        if (report.len < (8u << 20))
+            cl_sb_appendn(&report, buf, (size_t)got);
     }
     close(pipefd[0]);
-    fflush(out);
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            cl_sb_free(&report);
             return cl_err_set(err, "waitpid: %s", strerror(errno));
+        }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (code == 127)
+    if (code == 127) {
+        cl_sb_free(&report);
         return cl_err_set(err, "could not run %s test in %s", exe, dir);
-    snprintf(verdict, vn, "%s", code == 0 ? "pass" : code == 1 ? "fail" : "error");
-    snprintf(note, nn, "%s", last);
+    }
+    /* the verdict from the JSON report; the exit status when there is none */
+    json_error_t jerr;
+    json_t *j = json_loads(cl_sb_str(&report), 0, &jerr);
+    const char *v = j ? json_string_value(json_object_get(j, "verdict")) : NULL;
+    if (v) {
+        const char *msg = json_string_value(json_object_get(j, "message"));
+        json_int_t passed = json_integer_value(json_object_get(j, "passed"));
+        json_int_t total = json_integer_value(json_object_get(j, "total"));
+        snprintf(verdict, vn, "%s", v);
+        if (total > 0)
+            snprintf(note, nn, "%lld/%lld cases passed%s%.900s", (long long)passed, (long long)total,
+                     msg && *msg ? "; " : "", msg ? msg : "");
+        else
+            snprintf(note, nn, "%.1000s", msg ? msg : "");
+    } else {
+        snprintf(verdict, vn, "%s", code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "no_device" : "error");
+        snprintf(note, nn, "cudalab test exited with status %d", code);
+    }
+    json_decref(j);
+    cl_sb_free(&report);
+    fprintf(out, "cudalab test: %s%s%s\n", verdict, *note ? " — " : "", note);
     return 0;
 }

@@ -138,7 +138,7 @@ static int add_attempt(sqlite3 *db, const cl_attempt *a, cl_err *err)
     return 0;
 }
 
-int cl_progress_record(sqlite3 *db, const cl_attempt *a, int *in_deck, cl_err *err)
+int cl_attempt_record(sqlite3 *db, const cl_attempt *a, int *in_deck, cl_err *err)
 {
     if (cl_db_exec(db, "BEGIN IMMEDIATE", err))
         return -1;

@@ -69,7 +69,7 @@ int cl_session_ask(cl_session *s, const cl_question *q, uint64_t seed, const cha
         cl_err e2;
         if (cl_card_get(s->db, q->id, &c, &was_in, &e2))
             was_in = 1; /* unknown: do not claim it was added */
-        if (cl_progress_record(s->db, &a, &in_deck, err)) {
+        if (cl_attempt_record(s->db, &a, &in_deck, err)) {
             cl_arena_free(&arena);
             return -1;
         }

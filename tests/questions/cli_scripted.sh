@@ -1,9 +1,10 @@
 #!/bin/sh
 # cli_scripted.sh: every question mode of the cudalab CLI, driven by --answers files and
-# standard input, against the fixture banks. Usage: cli_scripted.sh <cudalab> <fixtures>
+# standard input, against the fixture banks. Usage: cli_scripted.sh <cudalab> <fixtures> <home>
 set -u
 CUDALAB=$1
 FX=$2
+HOME_DIR=$3
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cl-qcli.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export CUDALAB_DB="$WORK/progress.db" XDG_DATA_HOME="$WORK/data" XDG_CACHE_HOME="$WORK/cache"
@@ -127,6 +128,32 @@ has out "cudalab quiz --id ramp-d2-" "interview study next"
 # the scorecard also goes to the progress database
 printf 'b\n' | "$CUDALAB" interview --bank "$GOOD" --no-lab --questions 1 --seed 9 >out 2>err
 has out "== Scorecard ==" "interview good bank"
+
+# ---- interview with its coding lab (the real reduce lab of this source tree) ------------------
+# no GPU: the workspace is fetched and the scorecard says how to grade it later
+printf '1\n1\n\n' | CUDALAB_HOME="$HOME_DIR" "$CUDALAB" interview --bank "$FX/ramp" --questions 2 --seed 4 \
+    --lab reduce --workspace "$WORK/ws1" >out 2>err
+status_is $? 0 "interview lab"
+has out "Coding exercise: Sum reduction" "interview lab"
+has out "verdict: not graded — grading needs a GPU" "interview lab"
+has out "cd $WORK/ws1/reduce && cudalab test" "interview lab"
+[ -f "$WORK/ws1/reduce/reduce.cu" ] || fail "interview lab: no workspace at $WORK/ws1/reduce"
+# skipping the lab
+printf '1\n1\nskip\n' | CUDALAB_HOME="$HOME_DIR" "$CUDALAB" interview --bank "$FX/ramp" --questions 2 --seed 4 \
+    --lab reduce --workspace "$WORK/ws2" >out 2>err
+has out "verdict: skipped" "interview lab skipped"
+# "a GPU is present" (a stand-in nvidia-smi): the workspace is graded by `cudalab test` in
+# a child process and its verdict reaches the scorecard (no_device on a machine without a
+# GPU, wrong for the untouched skeleton on one with a GPU)
+mkdir -p fakebin && printf '#!/bin/sh\nexit 0\n' >fakebin/nvidia-smi && chmod +x fakebin/nvidia-smi
+printf '1\n1\n\n' | env -u CUDALAB_GPU PATH="$WORK/fakebin:$PATH" CUDALAB_HOME="$HOME_DIR" "$CUDALAB" interview \
+    --bank "$FX/ramp" --questions 2 --seed 4 --lab reduce --workspace "$WORK/ws3" >out 2>err
+has out "cudalab test: " "interview lab graded"
+grep -Eq "verdict: (no_device|wrong|compile_error)" out || fail "interview lab graded: no verdict from cudalab test"
+# no labs at all: the interview still ends with a scorecard
+printf '1\n1\n\n' | CUDALAB_HOME="$WORK" "$CUDALAB" interview --bank "$FX/ramp" --questions 2 --seed 4 >out 2>err
+has out "No coding exercise:" "interview without labs"
+has out "== Scorecard ==" "interview without labs"
 
 if [ "$FAILS" -ne 0 ]; then
     echo "$FAILS check(s) failed"

@@ -131,13 +131,13 @@ START_TEST(deck_in_the_database)
     cl_question hard = {.id = "q-hard", .topic = "warps", .difficulty = 1};
     int in_deck;
     cl_attempt a = {T0, "quiz", &right, 1.0, CL_GOOD, "b", 3.5};
-    ck_assert_int_eq(cl_progress_record(db, &a, &in_deck, &err), 0);
+    ck_assert_int_eq(cl_attempt_record(db, &a, &in_deck, &err), 0);
     ck_assert_int_eq(in_deck, 0); /* right and not hard: no card */
     a = (cl_attempt){T0, "quiz", &wrong, 0.0, CL_AGAIN, "a", 2};
-    ck_assert_int_eq(cl_progress_record(db, &a, &in_deck, &err), 0);
+    ck_assert_int_eq(cl_attempt_record(db, &a, &in_deck, &err), 0);
     ck_assert_int_eq(in_deck, 1);
     a = (cl_attempt){T0 + 1, "quiz", &hard, 1.0, CL_HARD, "c", 2};
-    ck_assert_int_eq(cl_progress_record(db, &a, &in_deck, &err), 0);
+    ck_assert_int_eq(cl_attempt_record(db, &a, &in_deck, &err), 0);
     ck_assert_int_eq(in_deck, 1); /* right but rated hard */
 
     int total, due;
@@ -160,7 +160,7 @@ START_TEST(deck_in_the_database)
 
     /* answering the card again (any mode) reviews it: Good moves it out by days */
     a = (cl_attempt){T0 + 700, "review", &wrong, 1.0, CL_GOOD, "b", 1};
-    ck_assert_int_eq(cl_progress_record(db, &a, &in_deck, &err), 0);
+    ck_assert_int_eq(cl_attempt_record(db, &a, &in_deck, &err), 0);
     cl_card c;
     int found;
     ck_assert_int_eq(cl_card_get(db, "q-wrong", &c, &found, &err), 0);

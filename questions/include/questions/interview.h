@@ -94,8 +94,10 @@ int cl_iv_list_labs(const char *home, cl_lab_brief **labs, int *n, cl_err *err);
 int cl_iv_pick_lab(const cl_lab_brief *labs, int n, cl_track t, int level, uint64_t seed);
 /* Is a GPU present? `nvidia-smi -L` succeeds. CUDALAB_GPU=0 says no without asking. */
 int cl_gpu_present(void);
-/* Runs `cudalab test` in dir (the executable from cl_exe_dir()), echoing its output to
- * out; verdict "pass" on exit 0, "fail" on 1, else "error"; note = its last line. */
+/* Runs `cudalab test --json` in dir (the executable from cl_exe_dir()) as a child
+ * process: verdict is the report's ("pass", "wrong", "compile_error", "no_device", ...),
+ * note its message and cases passed; without a report, the exit status decides. The
+ * child's progress and errors go to stderr; a one-line result is printed to out. */
 int cl_iv_grade_lab(const char *dir, FILE *out, char *verdict, size_t vn, char *note, size_t nn,
                     cl_err *err);
 

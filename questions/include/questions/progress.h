@@ -31,7 +31,7 @@ typedef struct cl_attempt {
 /* Records the attempt and updates the card (creating it when the rating is again or
  * hard), in one transaction. *in_deck (may be NULL) tells whether the question is now
  * in the review deck. */
-int cl_progress_record(sqlite3 *db, const cl_attempt *a, int *in_deck, cl_err *err);
+int cl_attempt_record(sqlite3 *db, const cl_attempt *a, int *in_deck, cl_err *err);
 
 /* counts[i] = attempts at bank question i. */
 int cl_attempt_counts(sqlite3 *db, const cl_bank *b, int *counts, cl_err *err);
