@@ -22,8 +22,9 @@ static void usage(FILE *f)
             "and its output checked too) and every lab (lab.yaml and its five parts). Prints\n"
             "file:line:col: message per problem; exits 1 when any is found.\n\n"
             "  FILE.yaml        lint only these question files (ids unique across them)\n"
-            "  --seeds FILE     also check that every seed question listed in FILE (e.g.\n"
-            "                   docs/seed-questions.md) is covered by some question's seeds:\n"
+            "  --seeds FILE     check that every seed question listed in FILE is covered by\n"
+            "                   some question's seeds: (default, for the installed bank:\n"
+            "                   docs/seed-questions.md when it exists; --no-seeds skips it)\n"
             "  --seed-map       print the seed -> question ids table (markdown) and exit\n");
 }
 
@@ -43,9 +44,10 @@ int cmd_lint(int argc, char **argv)
         {"questions-only", no_argument, NULL, 'Q'}, {"labs-only", no_argument, NULL, 'L'},
         {"bank", required_argument, NULL, 'b'},     {"seeds", required_argument, NULL, 's'},
         {"samples", required_argument, NULL, 'n'},  {"seed-map", no_argument, NULL, 'M'},
+        {"no-seeds", no_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
-    int questions = 1, labs = 1, samples = 25, seed_map = 0, c;
+    int questions = 1, labs = 1, samples = 25, seed_map = 0, no_seeds = 0, c;
     const char *bank_flag = NULL, *seeds = NULL;
     cl_err err;
     optind = 1;
@@ -60,6 +62,7 @@ int cmd_lint(int argc, char **argv)
                 return fprintf(stderr, "cudalab lint: %s\n", err.msg), 2;
             break;
         case 'M': seed_map = 1; break;
+        case 'S': no_seeds = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -87,7 +90,13 @@ int cmd_lint(int argc, char **argv)
             return 0;
         }
         cl_bank_check_families(&bank, samples, report, &ctx);
-        if (seeds)
+        char seed_list[4096];
+        if (!seeds && !no_seeds && !files && !bank_flag) { /* the installed bank: its own seed list */
+            snprintf(seed_list, sizeof seed_list, "%s/docs/seed-questions.md", cl_home_dir());
+            if (cl_file_exists(seed_list))
+                seeds = seed_list;
+        }
+        if (seeds && !no_seeds)
             cl_seed_coverage(&bank, seeds, report, &ctx);
     }
     int lab_problems = 0;

@@ -31,6 +31,21 @@ static int loosely_matches(const char *a, const char *b)
     return *x && *y && (strstr(x, y) || strstr(y, x));
 }
 
+/* Copies at most max bytes of s, cut at a UTF-8 character boundary, with "…" when cut. */
+static void excerpt(const char *s, size_t max, char *out, size_t n)
+{
+    size_t len = strlen(s);
+    if (len <= max) {
+        snprintf(out, n, "%s", s);
+        return;
+    }
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) /* a continuation byte */
+        max--;
+    snprintf(out, n, "%.*s…", (int)max, s);
+}
+
+#define MAX_MISSED_SHOWN 10
+
 void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const cl_interview_result *r,
                             cl_lang L, cl_strbuf *sb)
 {
@@ -75,7 +90,7 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
     if (nweak) {
         cl_sb_append(sb, CL_TR(L, "Weakest areas:", "薄弱环节："));
         for (int i = 0; i < nweak; i++)
-            cl_sb_printf(sb, "%s %s", i ? "," : "", weak[i]);
+            cl_sb_printf(sb, "%s%s", i ? CL_TR(L, ", ", "、") : CL_TR(L, " ", ""), weak[i]);
         cl_sb_append(sb, "\n");
     } else if (t->asked) {
         cl_sb_append(sb, CL_TR(L, "No weak area: every topic scored 70% or more.\n",
@@ -87,11 +102,18 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
         if (r->items[i].score < 0.999) {
             if (!nmissed++)
                 cl_sb_append(sb, CL_TR(L, "To go over:\n", "需要复习：\n"));
+            if (nmissed > MAX_MISSED_SHOWN)
+                continue;
+            char ans[256];
+            excerpt(r->items[i].expected, 160, ans, sizeof ans);
             cl_sb_printf(sb, "  %s (%s, %s %d%s): %.0f%% — %s %s\n", r->items[i].q->id, r->items[i].q->topic,
                          CL_TR(L, "difficulty", "难度"), r->items[i].q->difficulty,
                          r->items[i].follow_up ? CL_TR(L, ", follow-up", "，追问") : "", r->items[i].score * 100,
-                         CL_TR(L, "answer:", "答案："), r->items[i].expected);
+                         CL_TR(L, "answer:", "答案："), ans);
         }
+    if (nmissed > MAX_MISSED_SHOWN)
+        cl_sb_printf(sb, CL_TR(L, "  ... and %d more (all in `cudalab review`)\n", "  ……还有 %d 道（都在 `cudalab review` 中）\n"),
+                     nmissed - MAX_MISSED_SHOWN);
 
     cl_sb_append(sb, CL_TR(L, "Study next:\n", "接下来学习：\n"));
     if (nweak) {

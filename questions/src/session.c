@@ -53,7 +53,17 @@ int cl_session_ask(cl_session *s, const cl_question *q, uint64_t seed, const cha
         s->result->ended_early = 1;
         return 1;
     }
-    cl_expected_text(&shown, s->io->lang, asked->expected, sizeof asked->expected);
+    {
+        char full[4096];
+        cl_expected_text(&shown, s->io->lang, full, sizeof full);
+        size_t max = sizeof asked->expected - 1, len = strlen(full);
+        if (len > max) { /* cut at a UTF-8 character boundary */
+            while (max > 0 && ((unsigned char)full[max] & 0xC0) == 0x80)
+                max--;
+            full[max] = '\0';
+        }
+        snprintf(asked->expected, sizeof asked->expected, "%s", full);
+    }
     if (s->io->feedback) {
         cl_show_feedback(s->io, &shown, asked);
         cl_ask_rating(s->io, asked);
