@@ -197,8 +197,44 @@ int cl_exam_take(const cl_paper *p, cl_io *io, const char *student, const char *
     char **answers = calloc((size_t)p->n, sizeof *answers);
     if (!answers)
         return cl_err_set(err, "out of memory");
-    int rc = cl_sheet_write(path, p, student, answers, err);
+    int rc = 0, resumed = 0;
+    if (cl_file_exists(path)) {
+        cl_answer_sheet old;
+        if (cl_sheet_read(path, &old, err)) {
+            free(answers);
+            return cl_err_wrap(err, "%s exists and is not a readable answer sheet: choose another --out", path);
+        }
+        if (!cl_spec_same(&old.spec, &p->spec) || strcmp(old.student, student ? student : "")) {
+            cl_sheet_free(&old);
+            free(answers);
+            return cl_err_set(err, "%s holds another paper's or another student's answers: choose another --out",
+                              path);
+        }
+        for (int r = 0; r < old.nrows; r++) {
+            int i = old.rows[r].number - 1;
+            if (strcmp(old.rows[r].id, p->items[i].q.id)) {
+                cl_sheet_free(&old);
+                for (int k = 0; k < p->n; k++)
+                    free(answers[k]);
+                free(answers);
+                return cl_err_set(err, "%s:%d: question %d is not '%s' on this paper: choose another --out", path,
+                                  old.rows[r].line, i + 1, p->items[i].q.id);
+            }
+            if (old.rows[r].answer[0] && !answers[i]) {
+                answers[i] = strdup(old.rows[r].answer);
+                resumed++;
+            }
+        }
+        cl_sheet_free(&old);
+        if (resumed)
+            fprintf(io->out, CL_TR(io->lang, "Resuming: %d answer%s already on %s.\n",
+                                   "继续作答：已有 %d 个答案%s，保存在 %s。\n"),
+                    resumed, CL_TR(io->lang, resumed == 1 ? "" : "s", ""), path);
+    }
+    rc = cl_sheet_write(path, p, student, answers, err);
     for (int i = 0; i < p->n && rc == 0; i++) {
+        if (answers[i])
+            continue;
         char header[256];
         snprintf(header, sizeof header, CL_TR(io->lang, "[%d/%d] %s · difficulty %d · %s",
                                                       "[%d/%d] %s · 难度 %d · %s"),
@@ -207,11 +243,12 @@ int cl_exam_take(const cl_paper *p, cl_io *io, const char *student, const char *
         if (cl_ask(io, &p->items[i], header, &a))
             break;
         answers[i] = strdup(a.answer);
-        (*answered)++;
         rc = cl_sheet_write(path, p, student, answers, err);
     }
-    for (int i = 0; i < p->n; i++)
+    for (int i = 0; i < p->n; i++) {
+        *answered += answers[i] && answers[i][0];
         free(answers[i]);
+    }
     free(answers);
     return rc;
 }

@@ -79,11 +79,14 @@ int cl_session_ask(cl_session *s, const cl_question *q, uint64_t seed, const cha
         cl_err e2;
         if (cl_card_get(s->db, q->id, &c, &was_in, &e2))
             was_in = 1; /* unknown: do not claim it was added */
-        if (cl_attempt_record(s->db, &a, &in_deck, err)) {
-            cl_arena_free(&arena);
-            return -1;
-        }
-        if (in_deck && !was_in) {
+        cl_err rec;
+        if (cl_attempt_record(s->db, &a, &in_deck, &rec)) {
+            /* the answer still counts; only the record is lost: say so once and go on */
+            fprintf(s->io->out, "%s%s %s%s\n", cl_c(s->io->out, CL_YELLOW),
+                    CL_TR(s->io->lang, "progress is no longer saved:", "进度不再保存："), rec.msg,
+                    cl_c0(s->io->out));
+            s->db = NULL;
+        } else if (in_deck && !was_in) {
             s->result->deck_added++;
             if (s->io->feedback)
                 fprintf(s->io->out, "%s%s%s\n", cl_c(s->io->out, CL_DIM),

@@ -63,6 +63,12 @@ has err "no topic 'nope' (topics: memory, warps)" "quiz bad topic"
 "$CUDALAB" quiz --bank "$GOOD" --n 10 --seed 77 --no-record </dev/null >q2 2>&1
 cmp -s q1 q2 || fail "quiz --seed is not repeatable"
 
+# a progress database that cannot be created (its folder does not exist): the quiz goes on
+printf '32\n' | CUDALAB_DB="$WORK/ro/progress.db" "$CUDALAB" quiz --bank "$GOOD" --id fx-warp-size >out 2>err
+status_is $? 0 "quiz without a database"
+has err "progress will not be saved" "quiz without a database"
+has out "Score: 1.0/1" "quiz without a database"
+
 # ---- review ---------------------------------------------------------------------------------
 "$CUDALAB" review --status >out 2>err; status_is $? 0 "review status"
 has out "Review deck: 1 card, 0 due now; next in 10 minutes" "review status"
@@ -96,6 +102,17 @@ has alice.txt "student: alice" "exam sheet"
 has alice.txt "seed: 42" "exam sheet"
 printf 'b\n' | "$CUDALAB" exam --bank "$GOOD" --seed 42 --n 6 --student bob --out bob.txt >out 2>err
 has out "1 of 6 answered" "exam interrupted"
+# sitting it again resumes: the first answer is kept, the other five are asked
+printf 'x\ny\n' | "$CUDALAB" exam --bank "$GOOD" --seed 42 --n 6 --student bob --out bob.txt >out 2>err
+status_is $? 0 "exam resumed"
+has out "Resuming: 1 answer already on bob.txt" "exam resumed"
+has out "3 of 6 answered" "exam resumed"
+grep -q "^1 [a-z0-9-]*: b$" bob.txt || fail "exam resumed: the first answer was lost"
+# a sheet of another student is never overwritten
+printf 'z\n' | "$CUDALAB" exam --bank "$GOOD" --seed 42 --n 6 --student eve --out bob.txt >out 2>err
+status_is $? 2 "exam refuses to overwrite"
+has err "holds another paper's or another student's answers" "exam refuses to overwrite"
+grep -q "^student: bob$" bob.txt || fail "exam overwrote bob's sheet"
 "$CUDALAB" exam --bank "$GOOD" --seed 42 --n 6 --blank carol.txt --student carol >out 2>err; status_is $? 0 "exam blank"
 "$CUDALAB" exam --bank "$GOOD" --grade alice.txt bob.txt carol.txt --csv grades.csv >out 2>err
 status_is $? 0 "exam grade"

@@ -75,8 +75,10 @@ int cl_sheet_read(const char *path, cl_answer_sheet *s, cl_err *err);
 void cl_sheet_free(cl_answer_sheet *s);
 
 /* Sits the exam: every question in turn, no feedback; the sheet at path is rewritten
- * after each answer, so an interrupted exam keeps what was answered. *answered = how
- * many were given before the input ended. */
+ * after each answer, so an interrupted exam keeps what was answered. When path already
+ * holds a sheet of this paper for this student, the exam resumes: its answers are kept
+ * and only the unanswered questions are asked. A sheet of another paper or student is
+ * never overwritten (an error). *answered = answers on the sheet at the end. */
 int cl_exam_take(const cl_paper *p, cl_io *io, const char *student, const char *path,
                  int *answered, cl_err *err);
 

@@ -41,7 +41,8 @@ typedef struct cl_session {
 } cl_session;
 
 /* Asks q (a family entry is drawn with seed), shows feedback when io->feedback, records
- * the attempt. Returns 0 asked, 1 the session should end (nothing counted), -1 error. */
+ * the attempt (if the database write fails, says so and stops recording: s->db = NULL).
+ * Returns 0 asked, 1 the session should end (nothing counted), -1 error. */
 int cl_session_ask(cl_session *s, const cl_question *q, uint64_t seed, const char *header,
                    cl_asked *asked, cl_err *err);
 
