@@ -35,68 +35,19 @@ static void usage(FILE *f)
 
 static int grade_sheets(const cl_bank *bank, char **files, int nfiles, const char *csv, int long_format)
 {
-    cl_answer_sheet *sheets = calloc((size_t)nfiles, sizeof *sheets);
-    cl_paper *papers = calloc((size_t)nfiles, sizeof *papers);
-    const cl_paper **pp = calloc((size_t)nfiles, sizeof *pp);
-    double **scores = calloc((size_t)nfiles, sizeof *scores);
-    if (!sheets || !papers || !pp || !scores) {
-        free(sheets), free(papers), free(pp), free(scores);
-        return fprintf(stderr, "cudalab exam: out of memory\n"), 2;
-    }
-    int good = 0, bad = 0;
-    uint64_t fp = cl_bank_fingerprint(bank);
-    for (int i = 0; i < nfiles; i++) {
-        cl_err err;
-        cl_answer_sheet *s = &sheets[good];
-        if (cl_sheet_read(files[i], s, &err)) {
-            fprintf(stderr, "cudalab exam: %s\n", err.msg);
-            bad++;
-            continue;
-        }
-        if (s->fingerprint && s->fingerprint != fp)
-            fprintf(stderr, "cudalab exam: warning: %s: the question bank changed since this paper was "
-                            "drawn (bank %016llx, now %016llx); grading against the current bank\n",
-                    files[i], (unsigned long long)s->fingerprint, (unsigned long long)fp);
-        if (cl_paper_make(bank, &s->spec, &papers[good], &err) ||
-            !(scores[good] = calloc((size_t)papers[good].n, sizeof(double))) ||
-            cl_sheet_grade(&papers[good], s, scores[good], &err)) {
-            fprintf(stderr, "cudalab exam: %s: %s\n", files[i], err.msg);
-            free(scores[good]);
-            scores[good] = NULL;
-            cl_paper_free(&papers[good]);
-            cl_sheet_free(s);
-            bad++;
-            continue;
-        }
-        pp[good] = &papers[good];
-        good++;
-    }
-    int rc = bad ? 1 : 0;
-    if (good) {
-        FILE *out = csv ? fopen(csv, "w") : stdout;
-        cl_err err;
-        if (!out) {
-            perror(csv);
-            rc = 2;
-        } else if (cl_exam_write_csv(out, pp, sheets, good, scores, long_format, &err)) {
-            fprintf(stderr, "cudalab exam: %s\n", err.msg);
-            rc = 2;
-        }
-        if (out && out != stdout && fclose(out) != 0) {
-            perror(csv);
-            rc = 2;
-        }
-        if (rc != 2 && csv)
-            fprintf(stderr, "cudalab exam: graded %d sheet%s into %s%s\n", good, good == 1 ? "" : "s", csv,
-                    bad ? " (some sheets could not be read: see above)" : "");
-    }
-    for (int i = 0; i < good; i++) {
-        free(scores[i]);
-        cl_paper_free(&papers[i]);
-        cl_sheet_free(&sheets[i]);
-    }
-    free(sheets), free(papers), free(pp), free(scores);
-    return rc;
+    FILE *out = csv ? fopen(csv, "w") : stdout;
+    if (!out)
+        return fprintf(stderr, "cudalab exam: cannot write %s\n", csv), 2;
+    cl_err err;
+    int graded, bad = cl_exam_gradebook(bank, files, nfiles, out, long_format, stderr, &graded, &err);
+    if (out != stdout && fclose(out) != 0 && bad >= 0)
+        bad = cl_err_set(&err, "cannot write %s", csv);
+    if (bad < 0)
+        return fprintf(stderr, "cudalab exam: %s\n", err.msg), 2;
+    if (csv)
+        fprintf(stderr, "cudalab exam: graded %d sheet%s into %s%s\n", graded, graded == 1 ? "" : "s", csv,
+                bad ? "; the sheets reported above were left out" : "");
+    return bad ? 1 : 0;
 }
 
 int cmd_exam(int argc, char **argv)

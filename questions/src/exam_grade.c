@@ -1,6 +1,7 @@
 /* exam_grade.c: scoring answer sheets against their paper and writing the gradebook. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "questions/exam.h"
@@ -110,4 +111,59 @@ int cl_exam_write_csv(FILE *f, const cl_paper *const *papers, const cl_answer_sh
         fputc('\n', f);
     }
     return 0;
+}
+
+int cl_exam_gradebook(const cl_bank *b, char *const *files, int nfiles, FILE *out, int long_format,
+                      FILE *warn, int *graded, cl_err *err)
+{
+    *graded = 0;
+    cl_answer_sheet *sheets = calloc((size_t)(nfiles ? nfiles : 1), sizeof *sheets);
+    cl_paper *papers = calloc((size_t)(nfiles ? nfiles : 1), sizeof *papers);
+    const cl_paper **pp = calloc((size_t)(nfiles ? nfiles : 1), sizeof *pp);
+    double **scores = calloc((size_t)(nfiles ? nfiles : 1), sizeof *scores);
+    if (!sheets || !papers || !pp || !scores) {
+        free(sheets), free(papers), free(pp), free(scores);
+        return cl_err_set(err, "out of memory");
+    }
+    int good = 0, bad = 0;
+    uint64_t fp = cl_bank_fingerprint(b);
+    for (int i = 0; i < nfiles; i++) {
+        cl_err e;
+        cl_answer_sheet *s = &sheets[good];
+        if (cl_sheet_read(files[i], s, &e)) {
+            fprintf(warn, "%s\n", e.msg);
+            bad++;
+            continue;
+        }
+        if (s->fingerprint && s->fingerprint != fp)
+            fprintf(warn, "warning: %s: the question bank changed since this paper was drawn (bank %016" PRIx64
+                          ", now %016" PRIx64 "); grading against the current bank\n",
+                    files[i], s->fingerprint, fp);
+        if (cl_paper_make(b, &s->spec, &papers[good], &e) ||
+            !(scores[good] = calloc((size_t)papers[good].n, sizeof(double))) ||
+            cl_sheet_grade(&papers[good], s, scores[good], &e)) {
+            fprintf(warn, "%s: %s\n", files[i], e.msg);
+            free(scores[good]);
+            scores[good] = NULL;
+            cl_paper_free(&papers[good]);
+            cl_sheet_free(s);
+            bad++;
+            continue;
+        }
+        pp[good] = &papers[good];
+        good++;
+    }
+    int rc = bad;
+    if (good && cl_exam_write_csv(out, pp, sheets, good, scores, long_format, err))
+        rc = -1;
+    else if (!good)
+        rc = cl_err_set(err, "no sheet could be graded");
+    *graded = rc < 0 ? 0 : good;
+    for (int i = 0; i < good; i++) {
+        free(scores[i]);
+        cl_paper_free(&papers[i]);
+        cl_sheet_free(&sheets[i]);
+    }
+    free(sheets), free(papers), free(pp), free(scores);
+    return rc;
 }

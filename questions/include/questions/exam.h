@@ -93,6 +93,13 @@ int cl_sheet_grade(const cl_paper *p, const cl_answer_sheet *s, double *scores, 
 int cl_exam_write_csv(FILE *f, const cl_paper *const *papers, const cl_answer_sheet *sheets,
                       int nsheets, double *const *scores, int long_format, cl_err *err);
 
+/* Grades answer sheets (files) against their papers drawn from b and writes the
+ * gradebook to out. A sheet that cannot be read or graded is reported to warn (with its
+ * file:line) and left out; so is a changed bank fingerprint (a warning only). Returns the
+ * number of sheets left out, or -1 with err when no gradebook could be written. */
+int cl_exam_gradebook(const cl_bank *b, char *const *files, int nfiles, FILE *out, int long_format,
+                      FILE *warn, int *graded, cl_err *err);
+
 /* Writes s as one RFC 4180 CSV field. */
 void cl_csv_field(FILE *f, const char *s);
 
