@@ -96,7 +96,7 @@ int cmd_lint(int argc, char **argv)
             if (cl_file_exists(seed_list))
                 seeds = seed_list;
         }
-        if (seeds && !no_seeds)
+        if (seeds && !no_seeds && bank.nq) /* with no bank at all, coverage is only noise */
             cl_seed_coverage(&bank, seeds, report, &ctx);
     }
     int lab_problems = 0;

@@ -88,7 +88,8 @@ int cl_bank_load_dir(cl_bank *b, const char *dir, cl_report_fn report, void *ctx
         cl_report_plain(report, ctx, "%s: no <topic>.yaml files", dir);
         problems = 1;
     }
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    if (n)
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
     for (int i = 0; i < n; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);

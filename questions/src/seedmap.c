@@ -138,7 +138,8 @@ void cl_seed_map_print(FILE *f, const cl_bank *b)
             v = cl_grow(v, &cap, n + 1, sizeof *v);
             v[n++] = (pair){seed_key(b->q[i].seeds[k]), b->q[i].seeds[k], b->q[i].id};
         }
-    qsort(v, (size_t)n, sizeof *v, by_key);
+    if (n)
+        qsort(v, (size_t)n, sizeof *v, by_key);
     fprintf(f, "| seed | questions |\n|---|---|\n");
     for (int i = 0; i < n;) {
         int j = i;

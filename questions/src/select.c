@@ -14,12 +14,21 @@ void cl_filter_init(cl_filter *f)
     f->dmax = 5;
 }
 
-int cl_filter_add_list(const char **list, int *n, const char *csv)
+void cl_filter_free(cl_filter *f)
 {
-    /* the strings are kept by pointer: split a private copy that lives as long as the process */
+    for (int i = 0; i < f->nowned; i++)
+        free(f->owned[i]);
+    f->nowned = 0;
+}
+
+static int add_list(cl_filter *f, const char **list, int *n, const char *csv)
+{
+    if (f->nowned >= CL_FILTER_MAX)
+        return -1;
     char *copy = strdup(csv);
     if (!copy)
         return -1;
+    f->owned[f->nowned++] = copy;
     for (char *save = NULL, *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         if (*n >= CL_FILTER_MAX)
             return -1;
@@ -27,6 +36,9 @@ int cl_filter_add_list(const char **list, int *n, const char *csv)
     }
     return 0;
 }
+
+int cl_filter_add_topics(cl_filter *f, const char *csv) { return add_list(f, f->topics, &f->ntopics, csv); }
+int cl_filter_add_ids(cl_filter *f, const char *csv) { return add_list(f, f->ids, &f->nids, csv); }
 
 int cl_parse_difficulty(const char *s, int *dmin, int *dmax, cl_err *err)
 {

@@ -219,12 +219,13 @@ START_TEST(selection_takes_turns_over_topics_and_honours_priority)
     int prio[16] = {0};
     for (int i = 0; i < b.nq; i++)
         prio[i] = strcmp(b.q[i].id, "fx-mem-float4") ? 5 : 0;
-    cl_filter_add_list(f.topics, &f.ntopics, "memory");
+    cl_filter_add_topics(&f, "memory");
     n = cl_select(&b, &f, 99, 1, prio, pick);
     ck_assert_int_eq(n, 1);
     ck_assert_str_eq(b.q[pick[0]].id, "fx-mem-float4");
 
     /* difficulty and ids */
+    cl_filter_free(&f);
     cl_filter_init(&f);
     f.dmin = f.dmax = 3;
     n = cl_select(&b, &f, 1, 16, NULL, pick);
@@ -232,9 +233,11 @@ START_TEST(selection_takes_turns_over_topics_and_honours_priority)
         ck_assert_int_eq(b.q[pick[i]].difficulty, 3);
     ck_assert_int_eq(n, 3);
     cl_filter_init(&f);
-    cl_filter_add_list(f.ids, &f.nids, "fx-warp-size,fx-mem-banks");
+    cl_filter_add_ids(&f, "fx-warp-size,fx-mem-banks");
     n = cl_select(&b, &f, 1, 16, NULL, pick);
     ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(b.q[pick[0]].id, "fx-warp-size"); /* explicit ids keep their order */
+    cl_filter_free(&f);
     cl_err err;
     int lo, hi;
     ck_assert_int_eq(cl_parse_difficulty("2-4", &lo, &hi, &err), 0);

@@ -22,11 +22,16 @@ typedef struct cl_filter {
     int nids;
     const char *ids[CL_FILTER_MAX];    /* explicit questions: when given, the others are ignored */
     int dmin, dmax;                    /* 1..5 */
+    int nowned;
+    char *owned[CL_FILTER_MAX];        /* copies made by cl_filter_add_*, freed by cl_filter_free */
 } cl_filter;
 
 void cl_filter_init(cl_filter *f);
-/* Adds "memory" or "memory,warps" to the topics (or ids). -1 when full. */
-int cl_filter_add_list(const char **list, int *n, const char *csv);
+void cl_filter_free(cl_filter *f);
+/* Adds "memory" or "memory,warps" to the topics (or the ids); the filter keeps a copy.
+ * -1 when full. */
+int cl_filter_add_topics(cl_filter *f, const char *csv);
+int cl_filter_add_ids(cl_filter *f, const char *csv);
 /* Parses "3" or "2-4" into [dmin, dmax]. */
 int cl_parse_difficulty(const char *s, int *dmin, int *dmax, cl_err *err);
 /* Checks that every topic and id named in f exists in b (a typo is an error). */
