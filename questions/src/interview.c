@@ -16,7 +16,8 @@
 static const char *const topics_cuda[] = {"memory", "warps", "sm_arch", "occupancy", "tensor_cores",
                                           "streams", "profiling", "gemm", "cpp", NULL};
 static const char *const topics_inference[] = {"llm_inference", "quantization", "gemm", "memory",
-                                               "tensor_cores", "streams", "profiling", "occupancy", NULL};
+                                               "tensor_cores", "streams", "profiling", "occupancy",
+                                               "deployment", NULL};
 static const char *const topics_compiler[] = {"compilers", "cpp", "gemm", "memory", "sm_arch", "warps",
                                               "tensor_cores", "occupancy", NULL};
 static const char *const labs_cuda[] = {"reduce", "transpose", "softmax", "layernorm", "gemm", "iou",
