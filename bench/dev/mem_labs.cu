@@ -13,7 +13,8 @@
  * the lab's lab.yaml (flattened by labyaml.py).
  *
  *   mem_labs <lab> <lab.txt> <solution.so> [--seed N] [--no-bench] [--bench-only]
- *            [--runs N] [--case SUBSTR] [--max-mem GiB]
+ *            [--runs N] [--case SUBSTR] [--bench-case SUBSTR] [--max-mem GiB]
+ * --case keeps the cases whose name contains SUBSTR, --bench-case only filters bench cases.
  *   mem_labs copy                  (only the copy bandwidth)
  *
  * Built with -DMINI_HOST (g++ -x c++), the "device" is host memory and the solution is one
@@ -660,7 +661,7 @@ int main(int argc, char **argv)
 #endif
     if (argc < 4) {
         fprintf(stderr, "usage: mem_labs <lab> <lab.txt> <solution.so | --cpu NAME> [--seed N] [--no-bench] "
-                        "[--bench-only] [--runs N] [--case SUBSTR] [--max-mem GiB]\n");
+                        "[--bench-only] [--runs N] [--case SUBSTR] [--bench-case SUBSTR] [--max-mem GiB]\n");
         return 2;
     }
     const char *labname = argv[1], *labtxt = argv[2], *solution = argv[3];
@@ -672,7 +673,7 @@ int main(int argc, char **argv)
 #endif
     int no_bench = 0, bench_only = 0, runs_override = 0;
     (void)runs_override; /* timing only exists with a GPU */
-    const char *only_case = NULL;
+    const char *only_case = NULL, *only_bench = NULL;
     double max_mem = 0; /* --max-mem GiB: cap the memory budget (e.g. under compute-sanitizer) */
     g_run_seed = (uint64_t)time(NULL) * 2654435761u;
     for (int i = i0; i < argc; i++) {
@@ -686,6 +687,8 @@ int main(int argc, char **argv)
             runs_override = atoi(argv[++i]);
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only_case = argv[++i];
+        else if (strcmp(argv[i], "--bench-case") == 0 && i + 1 < argc)
+            only_bench = argv[++i];
         else if (strcmp(argv[i], "--max-mem") == 0 && i + 1 < argc)
             max_mem = strtod(argv[++i], NULL) * 1073741824.0;
         else {
@@ -749,7 +752,7 @@ int main(int argc, char **argv)
     int ncorrect = 0, npassed = 0;
     std::vector<char> state;
     for (auto &c : lab.cases) {
-        if (only_case && !strstr(c.name, only_case))
+        if ((only_case && !strstr(c.name, only_case)) || (c.bench && only_bench && !strstr(c.name, only_bench)))
             continue;
         if ((c.bench && (no_bench || verdict)) || (!c.bench && bench_only))
             continue;

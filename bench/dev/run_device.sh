@@ -57,15 +57,15 @@ hpid=$!
         done
     done
     if [ $VARIANTS = 1 ]; then
-        echo "transpose|variant:tile128|reference/transpose.cu|-DVEC_TILE_ROWS=128|--bench-only --runs 20"
-        for l in softmax layernorm; do
-            U=$(echo $l | tr a-z A-Z)
-            echo "$l|variant:mid128x8|reference/$l.cu|-D${U}_MID_THREADS=128 -D${U}_MID_NV=8|--bench-only --runs 20 --case 4096"
-            echo "$l|variant:mid512x2|reference/$l.cu|-D${U}_MID_THREADS=512 -D${U}_MID_NV=2|--bench-only --runs 20 --case 4096"
-            echo "$l|variant:wide512x4|reference/$l.cu|-D${U}_WIDE_THREADS=512 -D${U}_WIDE_NV=4|--bench-only --runs 20 --case 32768"
-            echo "$l|variant:wide256x4|reference/$l.cu|-D${U}_WIDE_NV=4|--bench-only --runs 20 --case 32768"
-            echo "$l|variant:nocluster|reference/$l.cu|-DCL_NO_CLUSTER|--bench-only --runs 20 --case 32768"
+        # the same reference timed a second time: the run-to-run spread
+        for lab in transpose softmax layernorm; do
+            echo "$lab|variant:repeat|reference/$lab.cu||--bench-only"
         done
+        # a cluster per row at 32768 columns instead of one big block (with correctness)
+        echo "softmax|variant:cluster32k|reference/softmax.cu|-DSOFTMAX_BIG_MAX=2048|--bench-case 32768"
+        echo "layernorm|variant:cluster32k|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048|--bench-case 32768"
+        echo "layernorm|variant:cluster32k_np|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0|--bench-case 32768"
+        echo "layernorm|variant:big_persistent|reference/layernorm.cu|-DLAYERNORM_BIG_PERSISTENT=1|--bench-case 32768"
     fi
 } >$B/solutions.txt
 
@@ -115,13 +115,17 @@ grep '|variant:' $B/solutions.txt | while read -r s; do run_one "$s"; done
 stamp "variants done"
 # compute-sanitizer on the references' correctness cases (small memory budget)
 if [ $SANITIZE = 1 ] && command -v compute-sanitizer >/dev/null; then
-    for tool in memcheck racecheck; do
-        for lab in transpose softmax layernorm; do
-            late && break
-            timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 $B/mem_labs $lab $B/$lab.txt \
-                $B/so/${lab}__reference.so --seed $SEED --no-bench --max-mem 0.25 >$B/san.txt 2>&1
-            echo "SANITIZER $tool $lab rc=$? $(grep -c '^  .* ok ' $B/san.txt) cases ok; $(grep -m1 'ERROR SUMMARY' $B/san.txt)"
-        done
+    # memcheck: every correctness case (small memory budget); racecheck: the cluster path
+    for spec in "memcheck transpose" "memcheck softmax" "memcheck layernorm" \
+                "racecheck softmax --case 50000" "racecheck layernorm --case 50000"; do
+        late && break
+        set -- $spec
+        tool=$1 lab=$2
+        shift 2
+        timeout 45 compute-sanitizer --tool $tool --error-exitcode 9 $B/mem_labs $lab $B/$lab.txt \
+            $B/so/${lab}__reference.so --seed $SEED --no-bench --max-mem 0.25 "$@" >$B/san.txt 2>&1
+        echo "SANITIZER $tool $lab $* rc=$? $(grep -c '^  .* ok ' $B/san.txt) cases ok; $(grep -m1 'ERROR SUMMARY' $B/san.txt)"
+        grep -m3 -A3 '^=========.*[Ee]rror\|Invalid\|Race' $B/san.txt | head -12
     done
     stamp "sanitizers done"
 fi

@@ -74,7 +74,11 @@ def main():
         detail = r.get("message", "")[:150] or f"worst {100 * r.get('worst_fraction', 0):.1f}% of copy"
         print(f"{'ok ' if ok else 'BAD'} {r['lab']:10} {sol:28} {r['verdict']:14} (want {want}) {detail}")
 
-    print("\n== variants (bench only)")
+    print("\n== variants")
+    for r in results:
+        if r["solution"].startswith("variant:"):
+            print(f"{r['lab']:10} {r['solution']:22} {r['verdict']:10} correctness {r.get('cases_passed', 0)}/"
+                  f"{r.get('cases', 0)} {r.get('message', '')[:120]}")
     for b in bench:
         if b["solution"].startswith("variant:"):
             print(f"{b['lab']:10} {b['solution']:22} {b['case']:16} {b['gbps']:8.0f} GB/s {100 * b['fraction']:6.1f}%")
