@@ -54,6 +54,9 @@ namespace cg = cooperative_groups;
 #ifndef LAYERNORM_CLUSTER_PERSISTENT /* 1: as many clusters as fit, looping over rows */
 #define LAYERNORM_CLUSTER_PERSISTENT 1
 #endif
+#ifndef LAYERNORM_CLUSTER_GB_SMEM /* 1: gamma and beta of a cluster block in shared memory */
+#define LAYERNORM_CLUSTER_GB_SMEM 1
+#endif
 #ifndef LAYERNORM_BIG_PERSISTENT /* the same for the one-block-per-row path */
 #define LAYERNORM_BIG_PERSISTENT 0
 #endif
@@ -518,7 +521,7 @@ extern "C" void layernorm(const float *x, const float *gamma, const float *beta,
     else if (vec && n4 <= 1024 * 8 && n4 <= LAYERNORM_BIG_MAX)
         e = launch_block<1024, 8, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
     else if (vec && device().major >= 9 && !NO_CLUSTER && n4 <= MAX_CLUSTER * slice)
-        e = launch_block<LAYERNORM_WIDE_THREADS, LAYERNORM_WIDE_NV, true>(
+        e = launch_block<LAYERNORM_WIDE_THREADS, LAYERNORM_WIDE_NV, LAYERNORM_CLUSTER_GB_SMEM != 0>(
             ARGS, (n4 + slice - 1) / slice, LAYERNORM_CLUSTER_PERSISTENT, stream);
     else
         e = launch_split(ARGS, stream);

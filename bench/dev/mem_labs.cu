@@ -1,5 +1,6 @@
-/* mem_labs.cu: a standalone harness for the transpose, softmax and layernorm labs, until
- * the engine (cudalab-run) lands. It implements the checker services of
+/* mem_labs.cu: a standalone device harness for the transpose, softmax and layernorm labs,
+ * written before the engine (cudalab-run) landed and kept as a cross-check of it and for
+ * tuning. It implements the checker services of
  * grader/checker.h just far enough to drive the real checkers (grader/labs/<lab>.c)
  * against a solution compiled as the engine does (nvcc -shared, dlopen):
  *   correctness cases: generate -> poison outputs (0xFF) -> launch -> sync -> guard zones
@@ -17,9 +18,9 @@
  * --case keeps the cases whose name contains SUBSTR, --bench-case only filters bench cases.
  *   mem_labs copy                  (only the copy bandwidth)
  *
- * Built with -DMINI_HOST (g++ -x c++), the "device" is host memory and the solution is one
- * of the CPU implementations in cpu_solutions.c (--cpu NAME instead of a .so): that tests
- * the checkers, their tolerances and their messages on a machine without a GPU. */
+ * The checkers' CPU-side tests run through the real engine's host backend
+ * (tests/unit/test_memlabs.c); this harness is for the GPU: it also times variants of the
+ * references built with -D flags, which the engine (one file, the lab's flags) cannot. */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
@@ -32,9 +33,7 @@
 #include <algorithm>
 #include <vector>
 
-#ifndef MINI_HOST
 #include <cuda_runtime.h>
-#endif
 
 #include "cudalab_lab.h" /* has its own extern "C" */
 extern "C" {
@@ -43,7 +42,6 @@ extern "C" {
 
 /* ---------------------------------------------------------------- device layer */
 
-#ifndef MINI_HOST
 #define CUDA_CHECK(call)                                                                        \
     do {                                                                                        \
         cudaError_t e_ = (call);                                                                \
@@ -135,28 +133,6 @@ static size_t dev_free_bytes(void)
     CUDA_CHECK(cudaMemGetInfo(&f, &t));
     return f;
 }
-#else
-static void *g_stream = NULL;
-static void *dev_malloc(size_t b) { return malloc(b); }
-static void dev_free(void *p) { free(p); }
-static void dev_memset(void *p, int v, size_t b) { memset(p, v, b); }
-static int dev_h2d(void *d, const void *h, size_t b) { memcpy(d, h, b); return 0; }
-static int dev_d2h(void *h, const void *d, size_t b) { memcpy(h, d, b); return 0; }
-static void dev_fill(float *d, size_t n, const cl_gen *g)
-{
-    for (size_t i = 0; i < n; i++)
-        d[i] = cl_gen_f32(g, i);
-}
-static uint64_t dev_checksum(const void *d, size_t bytes)
-{
-    const uint32_t *p = (const uint32_t *)d;
-    uint64_t acc = 0;
-    for (size_t i = 0; i < bytes / 4; i++)
-        acc += cl_mix64(((uint64_t)p[i] << 32) ^ i);
-    return acc;
-}
-static size_t dev_free_bytes(void) { return (size_t)1 << 30; }
-#endif
 
 /* ---------------------------------------------------------------- lab.txt and cases */
 
@@ -511,9 +487,6 @@ void *cudalab_scratch(size_t bytes)
 }
 
 extern const cl_checker cl_checker_transpose, cl_checker_softmax, cl_checker_layernorm;
-#ifdef MINI_HOST
-const void *cpu_solution(const char *name); /* cpu_solutions.c */
-#endif
 } /* extern "C" */
 
 /* ---------------------------------------------------------------- guards and inputs */
@@ -563,7 +536,6 @@ static void poison_outputs(cl_run *run)
 
 /* ---------------------------------------------------------------- timing */
 
-#ifndef MINI_HOST
 static float *g_flush;
 static const size_t FLUSH_BYTES = 256u << 20;
 
@@ -612,7 +584,6 @@ static double copy_bandwidth(int verbose)
     CUDA_CHECK(cudaEventDestroy(e1));
     return best;
 }
-#endif
 
 /* ---------------------------------------------------------------- the run */
 
@@ -627,7 +598,6 @@ typedef void (*launch_fn)(void *, const void *, void *);
 static int launch_checked(cl_run *run, const cl_checker *ck, void *st, const void *entry, const char **verdict)
 {
     ck->launch(st, entry, (void *)g_stream);
-#ifndef MINI_HOST
     cudaError_t e = cudaStreamSynchronize(g_stream);
     if (e == cudaSuccess)
         e = cudaGetLastError();
@@ -636,7 +606,6 @@ static int launch_checked(cl_run *run, const cl_checker *ck, void *st, const voi
         *verdict = "cuda_error";
         return 1;
     }
-#endif
     if (check_guards(run)) {
         *verdict = "out_of_bounds";
         return 1;
@@ -647,7 +616,6 @@ static int launch_checked(cl_run *run, const cl_checker *ck, void *st, const voi
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-#ifndef MINI_HOST
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
     CUDA_CHECK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
@@ -658,21 +626,14 @@ int main(int argc, char **argv)
         printf("copy bandwidth (best): %.0f GB/s\n", copy_bandwidth(1));
         return 0;
     }
-#endif
     if (argc < 4) {
-        fprintf(stderr, "usage: mem_labs <lab> <lab.txt> <solution.so | --cpu NAME> [--seed N] [--no-bench] "
+        fprintf(stderr, "usage: mem_labs <lab> <lab.txt> <solution.so> [--seed N] [--no-bench] "
                         "[--bench-only] [--runs N] [--case SUBSTR] [--bench-case SUBSTR] [--max-mem GiB]\n");
         return 2;
     }
     const char *labname = argv[1], *labtxt = argv[2], *solution = argv[3];
-    int i0 = 4;
-#ifdef MINI_HOST
-    const char *cpu_name = NULL;
-    if (strcmp(solution, "--cpu") == 0 && argc >= 5)
-        cpu_name = argv[4], i0 = 5;
-#endif
+    const int i0 = 4;
     int no_bench = 0, bench_only = 0, runs_override = 0;
-    (void)runs_override; /* timing only exists with a GPU */
     const char *only_case = NULL, *only_bench = NULL;
     double max_mem = 0; /* --max-mem GiB: cap the memory budget (e.g. under compute-sanitizer) */
     g_run_seed = (uint64_t)time(NULL) * 2654435761u;
@@ -706,14 +667,6 @@ int main(int argc, char **argv)
         return 2;
 
     const void *entry = NULL;
-#ifdef MINI_HOST
-    entry = cpu_name ? cpu_solution(cpu_name) : NULL;
-    if (!entry) {
-        fprintf(stderr, "no CPU solution named %s\n", cpu_name ? cpu_name : "(none)");
-        return 2;
-    }
-    const char *label = cpu_name;
-#else
     void *so = dlopen(solution, RTLD_NOW | RTLD_LOCAL);
     if (!so) {
         printf("RESULT {\"lab\":\"%s\",\"solution\":\"%s\",\"verdict\":\"compile_error\",\"message\":\"dlopen failed\"}\n",
@@ -728,7 +681,6 @@ int main(int argc, char **argv)
     }
     const char *label = solution;
     CUDA_CHECK(cudaMalloc(&g_flush, FLUSH_BYTES));
-#endif
 
     cl_run run;
     run.lab = &lab;
@@ -740,10 +692,7 @@ int main(int argc, char **argv)
     if (max_mem > 0 && (double)run.budget > max_mem)
         run.budget = (size_t)max_mem;
 
-    double ceiling = 0;
-#ifndef MINI_HOST
-    ceiling = copy_bandwidth(0);
-#endif
+    const double ceiling = copy_bandwidth(0);
     printf("%s: %s, seed %llu, copy bandwidth %.0f GB/s\n", labname, label, (unsigned long long)g_run_seed, ceiling);
 
     const char *verdict = NULL;
@@ -797,9 +746,6 @@ int main(int argc, char **argv)
             printf("  %-28s ok    %s\n", c.name, run.shape);
             continue;
         }
-#ifdef MINI_HOST
-        continue; /* no timing without a GPU */
-#else
         /* bench */
         if (ck->generate(&run, st, seed)) {
             verdict = "checker_error";
@@ -867,7 +813,6 @@ int main(int argc, char **argv)
         printf("BENCH {\"lab\":\"%s\",\"solution\":\"%s\",\"case\":\"%s\",\"shape\":\"%s\",\"median_ms\":%.5f,"
                "\"min_ms\":%.5f,\"bytes\":%.0f,\"gbps\":%.1f,\"copy_gbps\":%.1f,\"fraction\":%.4f}\n",
                labname, label, c.name, run.shape, med, best, run.bytes, gbps, ceiling, frac);
-#endif
     }
     run_reset(&run);
     if (!verdict)

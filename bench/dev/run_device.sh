@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
-# run_device.sh: everything the memory-bound labs need from one device call. Builds the
-# dev harness (mem_labs) and every solution the way the engine will (nvcc -O3 -shared
-# -Xcompiler -fPIC -arch=sm_90 -I labs/include): references, skeletons, planted bad
-# solutions, and tuning variants of the references; runs them (correctness, then timing
-# against the copy bandwidth measured in the same process); runs the PyTorch peers; and
-# prints a summary (bench/dev/summarize.py). Logs and JSON lines go to $OUT.
-#   bash bench/dev/run_device.sh [--seed N] [--no-variants] [--sanitize] [--deadline SECONDS]
-# --deadline: skip what would start after that many seconds (the summary still prints).
+# run_device.sh: everything the memory-bound labs need from one device call, in order of
+# importance (each phase is skipped once --deadline seconds have passed):
+#   1. build: the dev harness (mem_labs) and every solution the way the engine does
+#      (nvcc -O3 -shared -Xcompiler -fPIC -arch=sm_90 -I labs/include); the engine's own
+#      compile cache is warmed in parallel (bin/cudalab compile)
+#   2. harness: the references (correctness, then timing against the copy bandwidth
+#      measured in the same process)
+#   3. harness: tuning variants of the references (-D flags) and a repeat of each
+#      reference's timing (the run-to-run spread)
+#   4. engine: bench/side_by_side.sh (the references through `cudalab bench` and the
+#      PyTorch peers); the fastest layernorm variant too, when it beats the default
+#   5. engine: the GPU suite (skeletons and planted solutions through `cudalab submit`,
+#      checked by tests/gpu/check_verdict.py)
+#   6. harness: skeletons and planted solutions (only with --harness-planted)
+#   7. compute-sanitizer on the references (with --sanitize)
+# Run from the repository root, or a copy of it holding bin/cudalab (built on the host).
+# Logs and JSON go to $OUT.
+#   bash bench/dev/run_device.sh [--seed N] [--no-variants] [--sanitize] [--harness-planted]
+#                                [--deadline SECONDS]
 set -u
 cd "$(dirname "$0")/../.."
+ROOT=$PWD
 OUT=${OUT:-/tmp/mem_out}
 B=${BUILD:-/tmp/memlabs}
 SEED=$(( $(date +%s) % 1000000007 ))
 VARIANTS=1
 SANITIZE=0
+HARNESS_PLANTED=0
 DEADLINE=100000
 while [ $# -gt 0 ]; do
     case $1 in
     --seed) SEED=$2; shift ;;
     --no-variants) VARIANTS=0 ;;
     --sanitize) SANITIZE=1 ;;
+    --harness-planted) HARNESS_PLANTED=1 ;;
     --deadline) DEADLINE=$2; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
@@ -32,12 +46,20 @@ RES=$OUT/results.jsonl
 exec > >(tee -a "$LOG") 2>&1
 t0=$(date +%s)
 stamp() { echo "[+$(( $(date +%s) - t0 ))s] $*"; }
+late() { [ $(( $(date +%s) - t0 )) -ge "$DEADLINE" ]; }
 
 stamp "seed $SEED"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader
 nvcc --version | tail -1
 
-# ---- build: checkers, harness, solutions (in parallel)
+# ---- the engine's environment (bin/ is carried: cudalab, cudalab-run, cudalab-probe)
+CL=$ROOT/bin/cudalab
+cublas_dir=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(os.path.dirname(nvidia.cublas.__file__), "lib"))' 2>/dev/null)
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${cublas_dir}:${LD_LIBRARY_PATH:-}
+export CUDALAB_HOME=$ROOT XDG_CACHE_HOME=/tmp/cl-cache XDG_DATA_HOME=/tmp/cl-data CUDALAB_DB=/tmp/cl.db
+export NO_COLOR=1 PYTHONUNBUFFERED=1
+
+# ---- 1. build: checkers, harness, solutions, engine cache (in parallel)
 INC="-I grader/include -I labs/include"
 for lab in transpose softmax layernorm; do
     gcc -std=c11 -O2 -c grader/labs/$lab.c $INC -o $B/$lab.o || exit 1
@@ -57,15 +79,20 @@ hpid=$!
         done
     done
     if [ $VARIANTS = 1 ]; then
+        # layernorm at 32768 columns: one 1024-thread block per row (the default) against
+        # clusters of 4 blocks (persistent or not, gamma/beta in shared memory or not) and
+        # a cluster of 8 smaller blocks; with every correctness case
+        V="--bench-case 32768 --runs 20"
+        echo "layernorm|variant:cluster|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048|$V"
+        echo "layernorm|variant:cluster_np|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0|$V"
+        echo "layernorm|variant:cluster_np_l2|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0 -DLAYERNORM_CLUSTER_GB_SMEM=0|$V"
+        echo "layernorm|variant:cluster8|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_WIDE_NV=4|$V"
+        echo "layernorm|variant:big_persistent|reference/layernorm.cu|-DLAYERNORM_BIG_PERSISTENT=1|$V"
+        echo "softmax|variant:cluster|reference/softmax.cu|-DSOFTMAX_BIG_MAX=2048|$V"
         # the same reference timed a second time: the run-to-run spread
         for lab in transpose softmax layernorm; do
             echo "$lab|variant:repeat|reference/$lab.cu||--bench-only"
         done
-        # a cluster per row at 32768 columns instead of one big block (with correctness)
-        echo "softmax|variant:cluster32k|reference/softmax.cu|-DSOFTMAX_BIG_MAX=2048|--bench-case 32768"
-        echo "layernorm|variant:cluster32k|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048|--bench-case 32768"
-        echo "layernorm|variant:cluster32k_np|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0|--bench-case 32768"
-        echo "layernorm|variant:big_persistent|reference/layernorm.cu|-DLAYERNORM_BIG_PERSISTENT=1|--bench-case 32768"
     fi
 } >$B/solutions.txt
 
@@ -77,14 +104,22 @@ build_one() {
         echo "BUILD FAILED $lab $label"; cat "$so.log"
     fi
 }
-export -f build_one
-export B
-xargs -P 16 -I{} bash -c 'build_one "$@"' _ {} <$B/solutions.txt
+warm_one() { # the engine's cache: same key as a run on an sm_90 GPU
+    IFS='|' read -r lab label src flags hflags <<<"$1"
+    [ -z "$flags" ] && "$CL" compile "$lab" "$src" --arch sm_90 >/dev/null 2>&1
+    return 0
+}
+export -f build_one warm_one
+export B CL
+xargs -P 16 -I{} bash -c 'build_one "$@"' _ {} <$B/solutions.txt &
+bpid=$!
+if [ -x "$CL" ]; then
+    grep -v '|variant:' $B/solutions.txt | xargs -P 8 -I{} bash -c 'warm_one "$@"' _ {}
+fi
+wait $bpid
 wait $hpid || { echo "harness build failed"; exit 1; }
 stamp "built $(ls $B/so/*.so | wc -l) solutions"
 
-# ---- run: references first (the numbers that count), peers, then the rest
-late() { [ $(( $(date +%s) - t0 )) -ge "$DEADLINE" ]; }
 run_one() {
     IFS='|' read -r lab label src flags hflags <<<"$1"
     if late; then echo "---- $lab $label skipped: past the deadline"; return; fi
@@ -94,26 +129,81 @@ run_one() {
     # shellcheck disable=SC2086
     timeout 120 $B/mem_labs $lab $B/$lab.txt "$so" --seed $SEED $hflags >$B/run.txt 2>&1
     rc=$?
-    cat $B/run.txt | grep -v '^BENCH\|^RESULT'
+    grep -v '^BENCH\|^RESULT' $B/run.txt
     grep '^BENCH\|^RESULT' $B/run.txt | sed "s|\"solution\":\"[^\"]*\"|\"solution\":\"$label\"|" >>"$RES"
     v=crash; [ $rc = 124 ] && v=timeout
     grep -q '^RESULT' $B/run.txt || echo "RESULT {\"lab\":\"$lab\",\"solution\":\"$label\",\"verdict\":\"$v\",\"rc\":$rc}" >>"$RES"
 }
 
+# ---- 2. harness: references
 $B/mem_labs copy
 grep '|reference|' $B/solutions.txt | while read -r s; do run_one "$s"; done
-stamp "references done"
-for lab in transpose softmax layernorm; do
-    late && break
-    timeout 120 python3 bench/peers/$lab.py >>$OUT/peers.jsonl || echo "peer $lab failed"
-done
-cat "$OUT/peers.jsonl" 2>/dev/null
-stamp "peers done"
-grep '|skeleton|\||planted:' $B/solutions.txt | while read -r s; do run_one "$s"; done
-stamp "skeletons and planted done"
+stamp "harness: references done"
+
+# ---- 3. harness: variants
 grep '|variant:' $B/solutions.txt | while read -r s; do run_one "$s"; done
-stamp "variants done"
-# compute-sanitizer on the references' correctness cases (small memory budget)
+stamp "harness: variants done"
+
+# ---- 4. engine: references and peers side by side; the best layernorm variant
+if [ -x "$CL" ] && ! late; then
+    CUDALAB=$CL OUT=$OUT/sbs timeout 200 bash bench/side_by_side.sh transpose softmax layernorm
+    cp $OUT/sbs/*.peers.jsonl $OUT/ 2>/dev/null
+    cat $OUT/sbs/*.peers.jsonl >$OUT/peers.jsonl 2>/dev/null
+    stamp "engine: side by side done"
+    best=$(python3 - "$RES" <<'PY'
+import json, sys
+rows = [json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[1]) if l.startswith("BENCH ")]
+ok = {json.loads(l.split(" ", 1)[1])["solution"] for l in open(sys.argv[1])
+      if l.startswith("RESULT ") and json.loads(l.split(" ", 1)[1])["verdict"] in ("pass", "good", "excellent")}
+ln = [r for r in rows if r["lab"] == "layernorm" and "32768" in r["case"] and r["solution"] in ok]
+ref = max((r["gbps"] for r in ln if r["solution"] in ("reference", "variant:repeat")), default=0)
+var = max((r for r in ln if r["solution"].startswith("variant:") and r["solution"] != "variant:repeat"),
+          key=lambda r: r["gbps"], default=None)
+print(var["solution"].split(":")[1] if var and var["gbps"] > 1.02 * ref else "")
+PY
+)
+    if [ -n "$best" ] && ! late; then
+        flags=$(grep "^layernorm|variant:$best|" $B/solutions.txt | cut -d'|' -f4)
+        mkdir -p /tmp/lnvar
+        { for d in $flags; do echo "#define ${d#-D}" | sed 's/=/ /'; done
+          echo "#include \"$ROOT/reference/layernorm.cu\""; } >/tmp/lnvar/layernorm_$best.cu
+        echo "== engine: layernorm variant $best ($flags)"
+        timeout 120 "$CL" bench layernorm /tmp/lnvar/layernorm_$best.cu --json >$OUT/layernorm.variant.json
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ", r["verdict"], "-", r.get("message"))
+for c in r.get("cases", []):
+    b = c.get("bench")
+    if b: print("  ", c["name"], round(b.get("median_ms", 0), 4), "ms", round(100 * (b.get("fraction") or 0), 1), "%")' \
+            $OUT/layernorm.variant.json
+    fi
+fi
+
+# ---- 5. engine: the GPU suite for these labs
+if [ -x "$CL" ]; then
+    : >$OUT/engine_suite.txt
+    for lab in transpose softmax layernorm; do
+        for f in labs/$lab/$lab.cu tests/planted/$lab/*.cu; do
+            late && break 2
+            if [ "$f" = labs/$lab/$lab.cu ]; then
+                args="wrong --mode test"
+            else
+                args="--from-file --timeout 60"
+            fi
+            # shellcheck disable=SC2086
+            timeout 100 python3 tests/gpu/check_verdict.py "$CL" $lab "$f" $args >$B/cv.txt 2>&1
+            echo "SUITE rc=$? $(head -1 $B/cv.txt)" | tee -a $OUT/engine_suite.txt
+            sed -n '2,6p' $B/cv.txt
+        done
+    done
+    stamp "engine: GPU suite done"
+fi
+
+# ---- 6. harness: skeletons and planted
+if [ $HARNESS_PLANTED = 1 ]; then
+    grep '|skeleton|\||planted:' $B/solutions.txt | while read -r s; do run_one "$s"; done
+    stamp "harness: skeletons and planted done"
+fi
+
+# ---- 7. compute-sanitizer on the references' correctness cases
 if [ $SANITIZE = 1 ] && command -v compute-sanitizer >/dev/null; then
     # memcheck: every correctness case (small memory budget); racecheck: the cluster path
     for spec in "memcheck transpose" "memcheck softmax" "memcheck layernorm" \
@@ -129,4 +219,12 @@ if [ $SANITIZE = 1 ] && command -v compute-sanitizer >/dev/null; then
     done
     stamp "sanitizers done"
 fi
+
+if [ ! -s "$OUT/peers.jsonl" ] && ! late; then # no engine run: the peers on their own
+    for lab in transpose softmax layernorm; do
+        timeout 120 python3 bench/peers/$lab.py >>$OUT/peers.jsonl || echo "peer $lab failed"
+    done
+fi
 python3 bench/dev/summarize.py "$RES" "$OUT/peers.jsonl" tests/planted | tee $OUT/summary.txt
+[ -f $OUT/sbs/table.md ] && cat $OUT/sbs/table.md
+stamp "done"

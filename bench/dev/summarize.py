@@ -33,6 +33,8 @@ def expectations(planted_dir):
     exp = {}
     for lab in sorted(os.listdir(planted_dir)):
         d = os.path.join(planted_dir, lab)
+        if not os.path.isdir(d):
+            continue
         for f in sorted(os.listdir(d)):
             if not f.endswith(".cu"):
                 continue
