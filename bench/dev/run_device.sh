@@ -6,10 +6,10 @@
 #      compile cache is warmed in parallel (bin/cudalab compile)
 #   2. harness: the references (correctness, then timing against the copy bandwidth
 #      measured in the same process)
-#   3. harness: tuning variants of the references (-D flags) and a repeat of each
-#      reference's timing (the run-to-run spread)
+#   3. harness: the candidates of bench/dev/candidates/ and their tuning variants (-D
+#      flags), and a repeat of each reference's timing (the run-to-run spread)
 #   4. engine: bench/side_by_side.sh (the references through `cudalab bench` and the
-#      PyTorch peers); the fastest layernorm variant too, when it beats the default
+#      PyTorch peers); the fastest layernorm candidate too, when it beats the reference
 #   5. engine: the GPU suite (skeletons and planted solutions through `cudalab submit`,
 #      checked by tests/gpu/check_verdict.py)
 #   6. harness: skeletons and planted solutions (only with --harness-planted)
@@ -79,16 +79,20 @@ hpid=$!
         done
     done
     if [ $VARIANTS = 1 ]; then
-        # layernorm at 32768 columns: one 1024-thread block per row (the default) against
-        # clusters of 4 blocks (persistent or not, gamma/beta in shared memory or not) and
-        # a cluster of 8 smaller blocks; with every correctness case
+        # Candidates (bench/dev/candidates/, not yet run on a GPU), with every correctness
+        # case: softmax and layernorm with one 1024-thread block per row at 32768 columns
+        # and one-barrier cluster merges; for layernorm at 32768 also clusters of 4 blocks
+        # (persistent or not, gamma/beta in shared memory or not) and of 8 smaller blocks.
+        C=bench/dev/candidates
         V="--bench-case 32768 --runs 20"
-        echo "layernorm|variant:cluster|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048|$V"
-        echo "layernorm|variant:cluster_np|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0|$V"
-        echo "layernorm|variant:cluster_np_l2|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0 -DLAYERNORM_CLUSTER_GB_SMEM=0|$V"
-        echo "layernorm|variant:cluster8|reference/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_WIDE_NV=4|$V"
-        echo "layernorm|variant:big_persistent|reference/layernorm.cu|-DLAYERNORM_BIG_PERSISTENT=1|$V"
-        echo "softmax|variant:cluster|reference/softmax.cu|-DSOFTMAX_BIG_MAX=2048|$V"
+        echo "softmax|variant:candidate|$C/softmax.cu||"
+        echo "softmax|variant:candidate_cluster|$C/softmax.cu|-DSOFTMAX_BIG_MAX=2048|$V"
+        echo "layernorm|variant:candidate|$C/layernorm.cu||"
+        echo "layernorm|variant:candidate_cluster|$C/layernorm.cu|-DLAYERNORM_BIG_MAX=2048|$V"
+        echo "layernorm|variant:candidate_cluster_np|$C/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0|$V"
+        echo "layernorm|variant:candidate_cluster_np_l2|$C/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_CLUSTER_PERSISTENT=0 -DLAYERNORM_CLUSTER_GB_SMEM=0|$V"
+        echo "layernorm|variant:candidate_cluster8|$C/layernorm.cu|-DLAYERNORM_BIG_MAX=2048 -DLAYERNORM_WIDE_NV=4|$V"
+        echo "layernorm|variant:candidate_big_persistent|$C/layernorm.cu|-DLAYERNORM_BIG_PERSISTENT=1|$V"
         # the same reference timed a second time: the run-to-run spread
         for lab in transpose softmax layernorm; do
             echo "$lab|variant:repeat|reference/$lab.cu||--bench-only"
@@ -163,10 +167,11 @@ print(var["solution"].split(":")[1] if var and var["gbps"] > 1.02 * ref else "")
 PY
 )
     if [ -n "$best" ] && ! late; then
+        src=$(grep "^layernorm|variant:$best|" $B/solutions.txt | cut -d'|' -f3)
         flags=$(grep "^layernorm|variant:$best|" $B/solutions.txt | cut -d'|' -f4)
         mkdir -p /tmp/lnvar
         { for d in $flags; do echo "#define ${d#-D}" | sed 's/=/ /'; done
-          echo "#include \"$ROOT/reference/layernorm.cu\""; } >/tmp/lnvar/layernorm_$best.cu
+          echo "#include \"$ROOT/$src\""; } >/tmp/lnvar/layernorm_$best.cu
         echo "== engine: layernorm variant $best ($flags)"
         timeout 120 "$CL" bench layernorm /tmp/lnvar/layernorm_$best.cu --json >$OUT/layernorm.variant.json
         python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ", r["verdict"], "-", r.get("message"))
