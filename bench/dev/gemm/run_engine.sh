@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/dev/run_engine.sh (device side): the gemm lab's GPU checks through cudalab itself,
+# bench/dev/gemm/run_engine.sh (device side): the gemm lab's GPU checks through cudalab itself,
 # for a device tree that lacks the lab: copies the carried lab files into the tree it runs
 # in, then, with the carried cudalab binaries:
 #   1. cudalab device (ceilings), 2. the reference through `cudalab submit` (must be

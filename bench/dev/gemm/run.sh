@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/dev/run.sh (device side): SASS check, correctness and timing of every gemm variant
+# bench/dev/gemm/run.sh (device side): SASS check, correctness and timing of every gemm variant
 # built by build.sh, cuBLAS and the PyTorch peer, all in one call. Run from the folder
 # build.sh filled; writes results.jsonl, log.txt, sass.txt and table.txt to $OUT (or .).
 # What runs is plan.txt (see below).
