@@ -15,17 +15,17 @@
  *    are warp shuffles (__shfl_xor_sync), no shared memory and no __syncthreads.
  *    A block per row would leave most of a 256-thread block idle on short rows and pay
  *    two block barriers per 4 KB row.
- *  - cols <= 8192: a block per row, 256 threads x up to 8 float4 each; warp shuffles,
- *    then one shared-memory slot per warp.
- *  - wider rows (32768 columns on the benchmark): a thread-block cluster per row (Hopper,
- *    sm_90). Each block of the cluster holds 8192 columns in registers; the blocks trade
- *    their partial max and sum through distributed shared memory (cluster.map_shared_rank)
- *    with cluster barriers in between. Before Hopper, a 1024-thread block per row holds
- *    the whole 128 KB row instead. Measured on an H100 (docs/PERFORMANCE.md): the
- *    cluster path reaches 88% of copy bandwidth, and the plain 1024-thread block per row
- *    (compile with -DCL_NO_CLUSTER) 93%: one block per SM still keeps 128 KB in flight,
- *    and its two block barriers cost less than two cluster barriers.
- *    bench/dev/candidates/softmax.cu makes that the default (not yet run on a GPU).
+ *  - cols <= 32768: a block per row, 256 to 1024 threads x 4 or 8 float4 each; warp
+ *    shuffles, then one shared-memory slot per warp. At 32768 columns (128 KB) this is one
+ *    1024-thread block per SM holding the whole row in registers: measured on an H100 at
+ *    93% of copy bandwidth, ahead of splitting the row over a cluster (88%), because a
+ *    block's two barriers cost less than the cluster's.
+ *  - up to 65536 columns on Hopper (sm_90): a thread-block cluster per row. Each block
+ *    holds 8192 columns in registers and reduces them to its own (max, sum of exp(x -
+ *    max)); the blocks read each other's pair through distributed shared memory
+ *    (cluster.map_shared_rank) after one cluster barrier and merge them with the online-
+ *    softmax rule below, so each block rescales its values by exp(m_block - m_row).
+ *    Before Hopper these rows are split instead.
  *  - rows wider than a cluster holds (or whose columns are not a multiple of 4 and exceed
  *    1024): split rows. Pass 1: each block reduces a chunk to (max, sum of exp(x - max))
  *    with the online-softmax rule (when the running max rises from m to m', the running
@@ -46,13 +46,10 @@
 
 namespace cg = cooperative_groups;
 
-#ifndef SOFTMAX_MID_THREADS /* block-per-row config: threads x float4 per thread */
-#define SOFTMAX_MID_THREADS 256
+#ifndef SOFTMAX_BIG_MAX /* widest row (in float4) for one block per row; wider: a cluster */
+#define SOFTMAX_BIG_MAX 8192
 #endif
-#ifndef SOFTMAX_MID_NV
-#define SOFTMAX_MID_NV 4
-#endif
-#ifndef SOFTMAX_WIDE_THREADS /* one block of a cluster */
+#ifndef SOFTMAX_WIDE_THREADS /* one block of a cluster: threads x float4 per thread */
 #define SOFTMAX_WIDE_THREADS 256
 #endif
 #ifndef SOFTMAX_WIDE_NV
@@ -173,17 +170,30 @@ __global__ void __launch_bounds__(128)
 
 /* ---- wide rows: a block, or a cluster of blocks, per row (cols % 4 == 0) ---- */
 
+/* Online softmax state: running max m and sum s of exp(x - m). */
+struct ms {
+    float m, s;
+};
+
+__device__ __forceinline__ ms ms_merge(ms a, ms b)
+{
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) /* both empty (or all -inf so far) */
+        return ms{m, 0.f};
+    return ms{m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
+}
+
 /* The row is blockIdx.x / csize; block `rank` of the cluster owns float4 indices
  * [rank * THREADS * NV, (rank + 1) * THREADS * NV), interleaved by thread so that each
  * load instruction of a warp reads 512 contiguous bytes. Register budget: room for at
  * least 8192 / (THREADS * NV) blocks per SM (128 KB of rows in registers); without the
- * hint ptxas spills here. */
+ * hint ptxas spills some configurations. */
 template <int THREADS, int NV>
 __global__ void __launch_bounds__(THREADS, (8192 / (THREADS * NV)) > 0 ? 8192 / (THREADS * NV) : 1)
     softmax_block(const float *__restrict__ in, float *__restrict__ out, int cols)
 {
     __shared__ float red_max[32], red_sum[32];
-    __shared__ float part[2]; /* this block's max and sum, read by the other blocks */
+    __shared__ ms part; /* this block's (max, sum), read by the other blocks of the cluster */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cg::cluster_group cluster = cg::this_cluster();
     const int csize = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
@@ -204,39 +214,33 @@ __global__ void __launch_bounds__(THREADS, (8192 / (THREADS * NV)) > 0 ? 8192 / 
         m = fmaxf(m, max4(v[k]));
     }
     m = block_max<THREADS>(m, red_max);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (csize > 1) {
-        if (threadIdx.x == 0)
-            part[0] = m;
-        cluster.sync(); /* every block's max is in its shared memory */
-        for (int r = 0; r < csize; r++)
-            m = fmaxf(m, *cluster.map_shared_rank(&part[0], r));
-    }
-#endif
+    /* A slice of only -inf (or only padding) has max -inf: its exp()s are 0, not NaN. */
+    const float shift = m == -INFINITY ? 0.f : m;
     float s = 0.f;
 #pragma unroll
     for (int k = 0; k < NV; k++)
-        v[k] = exp4_sub(v[k], m, s);
+        v[k] = exp4_sub(v[k], shift, s);
     s = block_sum<THREADS>(s, red_sum);
+    float scale = 1.f / s; /* a row of only -inf: 1 / 0, and 0 * inf = NaN, as defined */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (csize > 1) {
         if (threadIdx.x == 0)
-            part[1] = s;
-        cluster.sync();
-        s = 0.f;
-        for (int r = 0; r < csize; r++)
-            s += *cluster.map_shared_rank(&part[1], r);
-        /* The others may still read our part[] while we store: leave the cluster only
-         * when all have read (arrive now, wait before exit, so the stores overlap). */
+            part = ms{m, s};
+        cluster.sync(); /* every block's (max, sum) is in its shared memory */
+        ms row_ms{-INFINITY, 0.f};
+        for (int r = 0; r < csize; r++) /* same order in every block: same result */
+            row_ms = ms_merge(row_ms, *cluster.map_shared_rank(&part, r));
+        /* The others may still read our part while we store: leave the cluster only when
+         * all have read (arrive now, wait before exit, so the stores overlap). */
         asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+        scale = (m == -INFINITY ? 0.f : __expf(m - row_ms.m)) / row_ms.s;
     }
 #endif
-    const float inv = 1.f / s;
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         const int i = base + k * THREADS;
         if (i < n)
-            __stcs(y + i, scale4(v[k], inv));
+            __stcs(y + i, scale4(v[k], scale));
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (csize > 1)
@@ -245,19 +249,6 @@ __global__ void __launch_bounds__(THREADS, (8192 / (THREADS * NV)) > 0 ? 8192 / 
 }
 
 /* ---- split rows: any width, any alignment; reads x twice ---- */
-
-/* Online softmax state: running max m and sum s of exp(x - m). */
-struct ms {
-    float m, s;
-};
-
-__device__ __forceinline__ ms ms_merge(ms a, ms b)
-{
-    const float m = fmaxf(a.m, b.m);
-    if (m == -INFINITY) /* both empty (or all -inf so far) */
-        return ms{m, 0.f};
-    return ms{m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
-}
 
 __device__ __forceinline__ ms block_merge(ms v, ms *red)
 {
@@ -378,8 +369,7 @@ extern "C" void softmax(const float *in, float *out, int rows, int cols, cudaStr
     cudaError_t e = cudaSuccess;
     const int vec = cols % 4 == 0 && aligned16(in) && aligned16(out);
     const int n4 = cols / 4;
-    const int mid = SOFTMAX_MID_THREADS * SOFTMAX_MID_NV;    /* float4 per block */
-    const int wide = SOFTMAX_WIDE_THREADS * SOFTMAX_WIDE_NV; /* float4 per cluster block */
+    const int slice = SOFTMAX_WIDE_THREADS * SOFTMAX_WIDE_NV; /* float4 per cluster block */
     if (vec && n4 <= 32)
         launch_warp<1, 4>(in, out, rows, cols, stream);
     else if (vec && n4 <= 64)
@@ -394,13 +384,17 @@ extern "C" void softmax(const float *in, float *out, int rows, int cols, cudaStr
         launch_warp<4, 1>(in, out, rows, cols, stream);
     else if (!vec && cols <= 1024)
         launch_warp<32, 1>(in, out, rows, cols, stream);
-    else if (vec && n4 <= mid)
-        e = launch_block<SOFTMAX_MID_THREADS, SOFTMAX_MID_NV>(in, out, rows, cols, 1, stream);
-    else if (vec && device_is_hopper_or_newer() && n4 <= MAX_CLUSTER * wide)
+    else if (vec && n4 <= 256 * 4)
+        e = launch_block<256, 4>(in, out, rows, cols, 1, stream);
+    else if (vec && n4 <= 512 * 4)
+        e = launch_block<512, 4>(in, out, rows, cols, 1, stream);
+    else if (vec && n4 <= 1024 * 4 && n4 <= SOFTMAX_BIG_MAX)
+        e = launch_block<1024, 4>(in, out, rows, cols, 1, stream);
+    else if (vec && n4 <= 1024 * 8 && n4 <= SOFTMAX_BIG_MAX)
+        e = launch_block<1024, 8>(in, out, rows, cols, 1, stream);
+    else if (vec && device_is_hopper_or_newer() && n4 <= MAX_CLUSTER * slice)
         e = launch_block<SOFTMAX_WIDE_THREADS, SOFTMAX_WIDE_NV>(in, out, rows, cols,
-                                                                (n4 + wide - 1) / wide, stream);
-    else if (vec && n4 <= 1024 * 8)
-        e = launch_block<1024, 8>(in, out, rows, cols, 1, stream); /* before Hopper */
+                                                                (n4 + slice - 1) / slice, stream);
     else
         launch_split(in, out, rows, cols, stream);
     if (e == cudaSuccess)

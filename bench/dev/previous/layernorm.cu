@@ -1,11 +1,5 @@
-/* bench/dev/candidates/layernorm.cu: a CANDIDATE for reference/layernorm.cu, NOT YET RUN ON A GPU.
- *
- * It was written after the device run that measured reference/layernorm.cu (see
- * docs/PERFORMANCE.md) and could not be run in that session. To try it, one device call:
- * bench/dev/run_device.sh builds it and its -D variants, runs every correctness case and
- * times it next to the reference; replace the reference only with what passed there.
- *
- * What it is: LayerNorm over the rows of a rows x cols fp32 matrix, at copy
+/* bench/dev/previous/layernorm.cu: the first reference, measured on an H100 (docs/PERFORMANCE.md);
+ * kept to compare with reference/layernorm.cu, which replaced it. LayerNorm over the rows of a rows x cols fp32 matrix, at copy
  * bandwidth.
  *
  * Per row: mean = sum(x) / n, var = sum((x - mean)^2) / n (biased, like PyTorch),
@@ -19,24 +13,24 @@
  * mean. It is also "corrected": var = (sum d^2 - (sum d)^2 / n) / n with d = x - mean;
  * the second term removes the effect of the mean's own rounding error, so a constant row
  * gets var = 0 exactly enough that rstd = 1 / sqrt(eps). (Welford's one-pass update is the
- * other good answer. Partial statistics (count, mean, M2) of disjoint pieces of a row
- * merge exactly with Chan's formula, as the cluster and split-row paths do.)
+ * other good answer; it is what the split-row path merges, with Chan's formula.)
  *
  * Memory: each x is read once and each y written once (16-byte loads and stores when
- * cols % 4 == 0 and the pointers are aligned). How a row is spread over threads depends
+ * cols % 4 == 0 and the pointers are aligned). gamma and beta are the same for every row:
+ * the grid is persistent (as many blocks as fit on the GPU, each looping over rows) and
+ * each block keeps its slice of gamma and beta in shared memory, so they are read from
+ * DRAM once per block instead of once per row. How a row is spread over threads depends
  * on its width, so that each SM has enough bytes in flight:
  *  - cols <= 1024: a warp per row, reductions with warp shuffles only;
- *  - cols <= 8192: a block per row (256 or 512 threads x 4 float4);
- *    on these two paths gamma and beta are the same for every row, so the grid is
- *    persistent (as many blocks as fit on the GPU, each looping over rows) and each block
- *    keeps them in shared memory: read from memory once per block, not once per row;
- *  - cols <= 32768: one 1024-thread block per row, the row in registers (32 floats a
- *    thread), gamma and beta read through L1/L2 while y is written;
- *  - up to 65536 columns on Hopper (sm_90): a thread-block cluster per row. Each block
- *    holds a slice in registers and reduces it to (count, mean, M2); the blocks exchange
- *    these through distributed shared memory after one cluster barrier and merge them
- *    with Chan's formula (below);
- *  - beyond, before Hopper, or cols % 4 != 0 and > 1024: split rows, two kernels:
+ *  - cols <= 4096: a block per row (256 threads x 4 float4);
+ *  - wider (32768 on the benchmark): a thread-block cluster per row on Hopper (sm_90);
+ *    each block holds a slice of the row in registers and the blocks exchange partial sums
+ *    through distributed shared memory. Measured on an H100 (docs/PERFORMANCE.md) this
+ *    path is the weak one: 75% of copy bandwidth at 32768 columns against 92% at 1024
+ *    and 4096 (two cluster barriers per row, and 64 KB of gamma/beta per block leave room
+ *    for only 3 blocks per SM). bench/dev/candidates/layernorm.cu has one-barrier
+ *    alternatives, not yet run on a GPU;
+ *  - beyond what a cluster holds, before Hopper, or cols % 4 != 0 and > 1024: split rows:
  *    per-chunk (count, mean, M2), merged per row with Chan's parallel formula, then a
  *    second read of x to write y. */
 #include <cmath>
@@ -49,23 +43,17 @@
 
 namespace cg = cooperative_groups;
 
-#ifndef LAYERNORM_BIG_MAX /* widest row (in float4) for one block per row; wider: a cluster */
-#define LAYERNORM_BIG_MAX 8192
+#ifndef LAYERNORM_MID_THREADS
+#define LAYERNORM_MID_THREADS 256
 #endif
-#ifndef LAYERNORM_WIDE_THREADS /* one block of a cluster: threads x float4 per thread */
+#ifndef LAYERNORM_MID_NV
+#define LAYERNORM_MID_NV 4
+#endif
+#ifndef LAYERNORM_WIDE_THREADS
 #define LAYERNORM_WIDE_THREADS 256
 #endif
 #ifndef LAYERNORM_WIDE_NV
 #define LAYERNORM_WIDE_NV 8
-#endif
-#ifndef LAYERNORM_CLUSTER_PERSISTENT /* 1: as many clusters as fit, looping over rows */
-#define LAYERNORM_CLUSTER_PERSISTENT 1
-#endif
-#ifndef LAYERNORM_CLUSTER_GB_SMEM /* 1: gamma and beta of a cluster block in shared memory */
-#define LAYERNORM_CLUSTER_GB_SMEM 1
-#endif
-#ifndef LAYERNORM_BIG_PERSISTENT /* the same for the one-block-per-row path */
-#define LAYERNORM_BIG_PERSISTENT 0
 #endif
 #define MAX_CLUSTER 8
 #ifdef CL_NO_CLUSTER /* compile with -DCL_NO_CLUSTER to time the pre-Hopper path */
@@ -193,59 +181,36 @@ __global__ void __launch_bounds__(WARP_BLOCK)
     }
 }
 
-/* ---- wide rows: a block, or a cluster of blocks, per row; cols % 4 == 0 ---- */
-
-struct stats { /* Welford / Chan state of a set of values */
-    float n, mean, m2;
-};
-
-/* Chan et al.: merge the statistics of two disjoint sets. */
-__device__ __forceinline__ stats chan_merge(stats a, stats b)
-{
-    const float n = a.n + b.n;
-    if (n == 0.f)
-        return a;
-    const float delta = b.mean - a.mean, wb = b.n / n;
-    return stats{n, fmaf(delta, wb, a.mean), a.m2 + b.m2 + delta * delta * a.n * wb};
-}
+/* ---- wide rows: a block, or a cluster of blocks, per row; persistent; cols % 4 == 0 ---- */
 
 /* Block `rank` of a cluster owns float4 indices [rank * THREADS * NV, ...) of every row,
- * interleaved by thread. Each block reduces its slice to (count, mean, M2) with the
- * corrected two-pass method on its registers; the blocks of a cluster then read each
- * other's triple through distributed shared memory after one cluster barrier and merge
- * them with Chan's formula, in the same order in every block (same mean and rstd for all).
- * GB_SMEM: the slice of gamma and beta is loaded once per block into shared memory and the
- * grid may be persistent (blocks loop over rows: row = cluster index, step = number of
- * clusters); otherwise gamma and beta are read through L1/L2 when y is written.
- * Register budget: at most 64 registers a thread (1024 / THREADS blocks per SM), which
- * holds NV = 8 float4 without spilling and leaves room for several blocks per SM. */
-template <int THREADS, int NV, bool GB_SMEM>
-__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+ * interleaved by thread. Dynamic shared memory: its slice of gamma, then of beta. The
+ * clusters loop over rows in lockstep (row = cluster index, step = cluster count). */
+template <int THREADS, int NV>
+__global__ void __launch_bounds__(THREADS)
     layernorm_block(const float *__restrict__ x, const float *__restrict__ gamma,
                     const float *__restrict__ beta, float *__restrict__ y, float *__restrict__ mean,
                     float *__restrict__ rstd, int rows, int cols, float eps)
 {
-    extern __shared__ float4 gb[]; /* GB_SMEM: [NV * THREADS] gamma, then beta */
+    extern __shared__ float4 gb[]; /* [NV * THREADS] gamma, then [NV * THREADS] beta */
     __shared__ float red_s[32], red_dd[32], red_d[32];
-    __shared__ stats part[2]; /* this block's statistics, double-buffered by row parity */
+    /* Per-block partials read by the other blocks of the cluster, double-buffered by row
+     * parity: [parity][0] = sum x, [1] = sum d^2, [2] = sum d. */
+    __shared__ float part[2][3];
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cg::cluster_group cluster = cg::this_cluster();
     const int csize = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
 #else
     const int csize = 1, rank = 0;
 #endif
-    const int n = cols / 4, first = rank * THREADS * NV, base = first + threadIdx.x;
-    const float cnt = 4.f * (float)min(max(n - first, 0), THREADS * NV); /* values in the slice */
-    const float4 *g4 = reinterpret_cast<const float4 *>(gamma), *b4 = reinterpret_cast<const float4 *>(beta);
-    if constexpr (GB_SMEM) {
-        /* Each thread later reads back exactly the slots it writes here: no barrier. */
+    const int n = cols / 4, base = rank * THREADS * NV + threadIdx.x;
+    /* Each thread later reads back exactly the slots it writes here: no barrier needed. */
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int i = base + k * THREADS;
-            const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
-            gb[k * THREADS + threadIdx.x] = i < n ? __ldg(g4 + i) : z;
-            gb[(NV + k) * THREADS + threadIdx.x] = i < n ? __ldg(b4 + i) : z;
-        }
+    for (int k = 0; k < NV; k++) {
+        const int i = base + k * THREADS;
+        const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
+        gb[k * THREADS + threadIdx.x] = i < n ? __ldg(reinterpret_cast<const float4 *>(gamma) + i) : z;
+        gb[(NV + k) * THREADS + threadIdx.x] = i < n ? __ldg(reinterpret_cast<const float4 *>(beta) + i) : z;
     }
 
     int parity = 0;
@@ -261,43 +226,49 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
         }
         s = block_sum<THREADS>(s, red_s);
-        const float mu = cnt > 0.f ? s / cnt : 0.f; /* this slice's mean */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (csize > 1) {
+            if (threadIdx.x == 0)
+                part[parity][0] = s;
+            cluster.sync();
+            s = 0.f;
+            for (int r = 0; r < csize; r++)
+                s += cluster.map_shared_rank(&part[parity][0], r)[0];
+        }
+#endif
+        const float mu = s / (float)cols;
         float sdd = 0.f, sd = 0.f;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
-            if (base + k * THREADS < n) { /* v becomes x - mu */
+            if (base + k * THREADS < n) {
                 v[k].x -= mu, v[k].y -= mu, v[k].z -= mu, v[k].w -= mu;
                 sd += (v[k].x + v[k].y) + (v[k].z + v[k].w);
                 sdd = fmaf(v[k].x, v[k].x, fmaf(v[k].y, v[k].y, fmaf(v[k].z, v[k].z, fmaf(v[k].w, v[k].w, sdd))));
             }
         }
         block_sum2<THREADS>(sdd, sd, red_dd, red_d);
-        stats st = cnt > 0.f ? stats{cnt, mu + sd / cnt, fmaxf(sdd - sd * sd / cnt, 0.f)} : stats{0.f, 0.f, 0.f};
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         if (csize > 1) {
             if (threadIdx.x == 0)
-                part[parity] = st;
-            cluster.sync(); /* every block's statistics are in its shared memory */
-            st = stats{0.f, 0.f, 0.f};
-            for (int r = 0; r < csize; r++)
-                st = chan_merge(st, *cluster.map_shared_rank(&part[parity], r));
+                part[parity][1] = sdd, part[parity][2] = sd;
+            cluster.sync();
+            sdd = 0.f, sd = 0.f;
+            for (int r = 0; r < csize; r++) {
+                const float *p = cluster.map_shared_rank(&part[parity][0], r);
+                sdd += p[1], sd += p[2];
+            }
         }
 #endif
-        const float r = rsqrtf(st.m2 / (float)cols + eps);
-        const float shift = st.mean - mu; /* v holds x - mu; x - mean = v - shift */
+        const float r = rstd_from(sdd, sd, cols, eps);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             const int i = base + k * THREADS;
-            if (i < n) {
-                const float4 d = make_float4(v[k].x - shift, v[k].y - shift, v[k].z - shift, v[k].w - shift);
-                if constexpr (GB_SMEM)
-                    __stcs(yr + i, norm4(d, r, gb[k * THREADS + threadIdx.x], gb[(NV + k) * THREADS + threadIdx.x]));
-                else
-                    __stcs(yr + i, norm4(d, r, __ldg(g4 + i), __ldg(b4 + i)));
-            }
+            if (i < n)
+                __stcs(yr + i, norm4(v[k], r, gb[k * THREADS + threadIdx.x],
+                                     gb[(NV + k) * THREADS + threadIdx.x]));
         }
         if (rank == 0 && threadIdx.x == 0)
-            mean[row] = st.mean, rstd[row] = r;
+            mean[row] = mu, rstd[row] = r;
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (csize > 1)
@@ -306,6 +277,20 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
 }
 
 /* ---- split rows: any width, any alignment ---- */
+
+struct stats { /* Welford / Chan state of a set of values */
+    float n, mean, m2;
+};
+
+/* Chan et al.: merge the statistics of two disjoint sets. */
+__device__ __forceinline__ stats chan_merge(stats a, stats b)
+{
+    const float n = a.n + b.n;
+    if (n == 0.f)
+        return a;
+    const float delta = b.mean - a.mean, wb = b.n / n;
+    return stats{n, fmaf(delta, wb, a.mean), a.m2 + b.m2 + delta * delta * a.n * wb};
+}
 
 __device__ __forceinline__ stats warp_merge(stats v)
 {
@@ -449,19 +434,19 @@ static cudaError_t launch_warp(const float *x, const float *g, const float *b, f
     return cudaGetLastError();
 }
 
-template <int THREADS, int NV, bool GB_SMEM>
+template <int THREADS, int NV>
 static cudaError_t launch_block(const float *x, const float *g, const float *b, float *y, float *mean,
-                                float *rstd, int rows, int cols, float eps, int csize, int persistent,
+                                float *rstd, int rows, int cols, float eps, int csize,
                                 cudaStream_t stream)
 {
-    const void *fn = (const void *)layernorm_block<THREADS, NV, GB_SMEM>;
-    const size_t smem = GB_SMEM ? 2 * (size_t)THREADS * NV * sizeof(float4) : 0;
-    int clusters = persistent ? resident(fn, THREADS, smem, csize) : rows;
+    const void *fn = (const void *)layernorm_block<THREADS, NV>;
+    const size_t smem = 2 * (size_t)THREADS * NV * sizeof(float4);
+    int clusters = resident(fn, THREADS, smem, csize);
     if (clusters > rows)
         clusters = rows;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    cfg.gridDim = dim3((unsigned)clusters * (unsigned)csize);
+    cfg.gridDim = dim3((unsigned)(clusters * csize));
     cfg.blockDim = dim3(THREADS);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
@@ -473,10 +458,8 @@ static cudaError_t launch_block(const float *x, const float *g, const float *b, 
         cfg.attrs = attr;
         cfg.numAttrs = 1;
     }
-    if (!persistent && smem > 48 * 1024)
-        resident(fn, THREADS, smem, csize); /* sets the shared-memory limit once */
-    return cudaLaunchKernelEx(&cfg, layernorm_block<THREADS, NV, GB_SMEM>, x, g, b, y, mean, rstd,
-                              rows, cols, eps);
+    return cudaLaunchKernelEx(&cfg, layernorm_block<THREADS, NV>, x, g, b, y, mean, rstd, rows,
+                              cols, eps);
 }
 
 static cudaError_t launch_split(const float *x, const float *g, const float *b, float *y, float *mean,
@@ -502,7 +485,8 @@ extern "C" void layernorm(const float *x, const float *gamma, const float *beta,
         return;
     const int vec = cols % 4 == 0 && aligned16(x) && aligned16(y) && aligned16(gamma) && aligned16(beta);
     const int n4 = cols / 4;
-    const int slice = LAYERNORM_WIDE_THREADS * LAYERNORM_WIDE_NV; /* float4 per cluster block */
+    const int mid = LAYERNORM_MID_THREADS * LAYERNORM_MID_NV;
+    const int wide = LAYERNORM_WIDE_THREADS * LAYERNORM_WIDE_NV;
     cudaError_t e;
 #define ARGS x, gamma, beta, y, mean, rstd, rows, cols, eps
     if (vec && n4 <= 32)
@@ -519,17 +503,10 @@ extern "C" void layernorm(const float *x, const float *gamma, const float *beta,
         e = launch_warp<4, 1>(ARGS, stream);
     else if (!vec && cols <= 1024)
         e = launch_warp<32, 1>(ARGS, stream);
-    else if (vec && n4 <= 256 * 4)
-        e = launch_block<256, 4, true>(ARGS, 1, 1, stream);
-    else if (vec && n4 <= 512 * 4)
-        e = launch_block<512, 4, true>(ARGS, 1, 1, stream);
-    else if (vec && n4 <= 1024 * 4 && n4 <= LAYERNORM_BIG_MAX)
-        e = launch_block<1024, 4, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
-    else if (vec && n4 <= 1024 * 8 && n4 <= LAYERNORM_BIG_MAX)
-        e = launch_block<1024, 8, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
-    else if (vec && device().major >= 9 && !NO_CLUSTER && n4 <= MAX_CLUSTER * slice)
-        e = launch_block<LAYERNORM_WIDE_THREADS, LAYERNORM_WIDE_NV, LAYERNORM_CLUSTER_GB_SMEM != 0>(
-            ARGS, (n4 + slice - 1) / slice, LAYERNORM_CLUSTER_PERSISTENT, stream);
+    else if (vec && n4 <= mid)
+        e = launch_block<LAYERNORM_MID_THREADS, LAYERNORM_MID_NV>(ARGS, 1, stream);
+    else if (vec && device().major >= 9 && !NO_CLUSTER && n4 <= MAX_CLUSTER * wide)
+        e = launch_block<LAYERNORM_WIDE_THREADS, LAYERNORM_WIDE_NV>(ARGS, (n4 + wide - 1) / wide, stream);
     else
         e = launch_split(ARGS, stream);
 #undef ARGS
