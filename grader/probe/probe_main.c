@@ -20,6 +20,18 @@ const char *probe_copy_name(int variant);
 int probe_launch_copy(int variant, const void *src, void *dst, size_t bytes, int blocks, int threads,
                       cudaStream_t stream);
 int probe_fill_half(void *p, size_t n, unsigned seed, cudaStream_t stream);
+int probe_flush_and_wait(const void *buf, size_t bytes, float *sink, cudaStream_t stream);
+
+/* The L2-sized buffer read before every timed run, and its sink (set up in main). */
+static void *g_flush;
+static size_t g_flush_bytes;
+static float *g_sink;
+
+#define PRE_START(stream)                                                                          \
+    do {                                                                                           \
+        if (probe_flush_and_wait(g_flush, g_flush_bytes, g_sink, (stream)))                         \
+            return snprintf(g_err, sizeof g_err, "flush kernel launch failed"), -1;                 \
+    } while (0)
 
 #define RUNS 30
 
@@ -89,6 +101,7 @@ static int measure_copy(struct cudaDeviceProp *p, json_t *out)
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             int blocks = p->multiProcessorCount * shapes[k][0], threads = shapes[k][1];
             for (int r = -3; r < RUNS; r++) {
+                PRE_START(s);
                 CUDA_TRY(cudaEventRecord(e0, s));
                 if (probe_launch_copy(v, a, b, bytes, blocks, threads, s))
                     return snprintf(g_err, sizeof g_err, "copy kernel launch failed"), -1;
@@ -108,6 +121,7 @@ static int measure_copy(struct cudaDeviceProp *p, json_t *out)
         }
     /* cudaMemcpy device-to-device, for comparison */
     for (int r = -3; r < RUNS; r++) {
+        PRE_START(s);
         CUDA_TRY(cudaEventRecord(e0, s));
         CUDA_TRY(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
         CUDA_TRY(cudaEventRecord(e1, s));
@@ -161,6 +175,7 @@ static int measure_cublas(int M, int N, int K, double *tflops, double *ms_out)
     CUDA_TRY(cudaEventCreate(&e1));
     float t[RUNS];
     for (int r = -5; r < RUNS; r++) {
+        PRE_START(s);
         CUDA_TRY(cudaEventRecord(e0, s));
         cublasStatus_t st = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16F, N, A,
                                          CUDA_R_16F, K, &beta, C, CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
@@ -216,6 +231,11 @@ int main(int argc, char **argv)
     json_t *o = identify(&p);
     if (!strcmp(argv[1], "--identify"))
         return print_and_free(o);
+    g_flush_bytes = (size_t)(p.l2CacheSize > 0 ? p.l2CacheSize : (4 << 20)) * 2;
+    if (cudaMalloc(&g_flush, g_flush_bytes) != cudaSuccess || cudaMemset(g_flush, 0, g_flush_bytes) != cudaSuccess ||
+        cudaMalloc((void **)&g_sink, sizeof(float)) != cudaSuccess)
+        return json_decref(o), snprintf(g_err, sizeof g_err, "cannot allocate the L2 flush buffer"),
+               fail_json("setup");
     if (!strcmp(argv[1], "--ceilings")) {
         if (measure_copy(&p, o))
             return json_decref(o), fail_json("copy bandwidth");
