@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """cases.py: flattens labs/<lab>/lab.yaml for the development harness (mini_engine).
 
-Usage: cases.py [--sanitize] [--extra FILE] LAB [LAB...] > cases.tsv
+Usage: cases.py [--sanitize] [--extra FILE] [--runs N] LAB [LAB...] > cases.tsv
   --sanitize    only the correctness cases that run under compute-sanitizer
   --extra FILE  bench cases from FILE ({lab: {bench: [...]}}) instead of the lab's own
+  --runs N      timed runs of every bench case (instead of each case's own)
 Lines: meta<TAB>lab<TAB>metric<TAB>ceiling<TAB>pass<TAB>good<TAB>excellent
        tol<TAB>lab<TAB>key<TAB>value
        case<TAB>lab<TAB>bench(0|1)<TAB>runs<TAB>name<TAB>key=value...
@@ -20,12 +21,19 @@ if "--extra" in args:
     with open(args[i + 1]) as f:
         extra = yaml.safe_load(f)
     del args[i:i + 2]
+runs_override = None
+if "--runs" in args:
+    i = args.index("--runs")
+    runs_override = int(args[i + 1])
+    del args[i:i + 2]
 args = [a for a in args if a != "--sanitize"]
 
 
 def case_line(lab, bench, case):
     params = [f"{k}={v}" for k, v in case.items() if k not in ("name", "runs", "sanitize")]
     runs = case.get("runs", 20 if bench else 1)
+    if bench and runs_override:
+        runs = runs_override
     return "\t".join(["case", lab, str(bench), str(runs), case["name"]] + params)
 
 

@@ -212,10 +212,13 @@ static int load_meta(const char *path, const char *lab, lab_meta *m)
     int found = -1;
     while (fgets(line, sizeof line, f)) {
         char l[128];
-        if (sscanf(line, "meta\t%127s\t%31s\t%31s\t%lf\t%lf\t%lf", l, m->metric, m->ceiling, &m->pass, &m->good,
-                   &m->excellent) == 6 &&
-            !strcmp(l, lab))
+        lab_meta t;
+        if (sscanf(line, "meta\t%127s\t%31s\t%31s\t%lf\t%lf\t%lf", l, t.metric, t.ceiling, &t.pass, &t.good,
+                   &t.excellent) == 6 &&
+            !strcmp(l, lab)) {
+            *m = t;
             found = 0;
+        }
     }
     fclose(f);
     return found;

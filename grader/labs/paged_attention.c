@@ -70,8 +70,8 @@ static int read_shape(cl_run *run, const cl_case *c, pa_state *s)
                          s->heads, s->kv_heads);
     if (s->dim != 64 && s->dim != 128)
         return cl_errorf(run, "paged_attention: head_dim must be 64 or 128, not %lld", s->dim);
-    if (s->bs < 1 || s->bs > 256)
-        return cl_errorf(run, "paged_attention: block_size %lld is out of range", s->bs);
+    if (s->bs < 1 || s->bs > 256 || (s->bs & (s->bs - 1)))
+        return cl_errorf(run, "paged_attention: block_size %lld must be a power of two up to 256", s->bs);
     if (ctx_max < 1 || ctx_max > (1 << 20))
         return cl_errorf(run, "paged_attention: context length %lld is out of range", ctx_max);
     s->maxb = (ctx_max + s->bs - 1) / s->bs;
