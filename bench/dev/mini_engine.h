@@ -1,11 +1,12 @@
-/* mini_engine.h: a small stand-in for the grading engine, for lab development.
+/* mini_engine.h: a small stand-in for the grading engine, used to develop and measure the
+ * topo_sort and paged_attention labs on the GPU before the engine (grader/runner) landed.
  *
  * It implements the runner services of grader/checker.h (buffers with guard zones, NaN
- * poisoning, cl_fill, case parameters, verdict messages) over a backend: CUDA on the GPU
- * (graph_dev.cu) or plain host memory (graph_host.c, where the "device" is the CPU and
- * the solutions are C functions). It drives a checker through the same life of a case as
- * the engine does, so the checkers, references and planted solutions of the graph labs can
- * be exercised before the lead's engine lands. Cases come from a flat file that
+ * poisoning, cl_fill, case parameters, verdict messages) over a backend (graph_dev.cu: CUDA)
+ * and drives a checker through the same life of a case as the engine does. The numbers in
+ * docs/PERFORMANCE.md for these labs were measured with it; the engine's own runner
+ * (cudalab test/bench) is the tool for everything else, and tests/unit/test_graph_labs.c
+ * runs the same checkers through it on the CPU. Cases come from a flat file that
  * bench/dev/cases.py writes from lab.yaml (one source of truth). */
 #ifndef MINI_ENGINE_H
 #define MINI_ENGINE_H
@@ -45,7 +46,6 @@ typedef enum { MINI_OK = 0, MINI_WRONG = 1, MINI_ERROR = -1 } mini_status;
 
 /* Loads the cases of one lab from the flat file (cases.py's output). */
 int mini_load_cases(const char *path, const char *lab, cl_case *cases, int max, int *count);
-/* Tolerances of the lab (from the same file); cl_tolerance reads them. */
 void mini_set_backend(const mini_backend *b);
 void mini_set_seed(uint64_t seed);
 

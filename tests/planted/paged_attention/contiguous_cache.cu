@@ -1,5 +1,5 @@
 // expect: wrong
-// expect-message: out[
+// expect-message: > bound
 // What is wrong: it reads the KV cache as if each sequence's blocks were stored one after
 // another (block s * max_blocks_per_seq + t / block_size) instead of looking the block up
 // in block_tables. With a paged cache the blocks of a sequence are anywhere in the pool,
