@@ -123,9 +123,9 @@ static int read_shape(cl_run *run, const cl_case *c, pa_state *s)
 static int pa_setup(cl_run *run, const cl_case *c, void *state)
 {
     pa_state *s = state;
-    if (read_shape(run, c, s) ||
-        cl_param_f64_or(run, c, "tol", cl_tolerance(run, "out", 2e-3), &s->tol))
+    if (read_shape(run, c, s))
         return -1;
+    s->tol = cl_tolerance(run, "out", 2e-3);
     size_t S = (size_t)s->seqs, H = (size_t)s->heads, KVH = (size_t)s->kv_heads, D = (size_t)s->dim;
     size_t cache_elems = (size_t)s->nblocks * (size_t)s->bs * KVH * D;
     size_t table_elems = S * (size_t)s->maxb;
