@@ -10,7 +10,7 @@
 // topo_sort the checker times its single-thread CPU Kahn on every timed graph and puts
 // the median in the case's shape text; the harness prints the GPU's speed-up over it.
 //
-// Build (bench/dev/run_device.sh does this):
+// Build (bench/dev/run_graph_device.sh does this):
 //   gcc -O2 -c mini_engine.c topo_sort.c paged_attention.c
 //   nvcc -O3 -arch=sm_90 graph_dev.cu *.o -ldl -Xlinker -export-dynamic -o graph_dev
 // Run:

@@ -4,7 +4,7 @@
 # cases (in parallel: the fp64 references are CPU-bound). Variant A is the reference
 # (reference/paged_attention.cu); the others are bench/dev/variants/paged_attention_knobs.cu
 # with the -D settings below. Results of the 2026-11-22 run: bench/dev/NOTES.md.
-#   bench/dev/run_variants.sh [OUTDIR]   (after run_device.sh's build step)
+#   bench/dev/run_variants.sh [OUTDIR]   (after run_graph_device.sh's build step)
 set -u
 cd "$(dirname "$0")/../.."
 OUTDIR=${1:-${OUT:-/tmp/graph_variants}}
