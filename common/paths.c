@@ -1,5 +1,4 @@
 /* paths.c: XDG directories, the cudalab home, and small file helpers. */
-#define _GNU_SOURCE
 #include "paths.h"
 
 #include <dirent.h>

@@ -61,3 +61,23 @@ char *cl_sb_take(cl_strbuf *sb)
     cl_sb_init(sb);
     return s;
 }
+
+void cl_utf8_scrub(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (p && *p) {
+        int n = *p < 0x80 ? 1 : (*p >> 5) == 0x6 ? 2 : (*p >> 4) == 0xE ? 3 : (*p >> 3) == 0x1E ? 4 : 0;
+        int ok = n > 0;
+        for (int k = 1; ok && k < n; k++)
+            ok = (p[k] & 0xC0) == 0x80;
+        if (ok && n == 2 && *p < 0xC2) ok = 0;                       /* overlong */
+        if (ok && n == 3 && *p == 0xE0 && p[1] < 0xA0) ok = 0;       /* overlong */
+        if (ok && n == 3 && *p == 0xED && p[1] >= 0xA0) ok = 0;      /* surrogates */
+        if (ok && n == 4 && (*p > 0xF4 || (*p == 0xF0 && p[1] < 0x90) || (*p == 0xF4 && p[1] >= 0x90))) ok = 0;
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}

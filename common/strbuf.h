@@ -21,4 +21,8 @@ const char *cl_sb_str(const cl_strbuf *sb);
 /* Hands the heap string to the caller (who frees it) and resets the buffer. */
 char *cl_sb_take(cl_strbuf *sb);
 
+/* Replaces every byte that is not part of valid UTF-8 with '?', in place, so text a
+ * solution printed can always go into JSON and XML. */
+void cl_utf8_scrub(char *s);
+
 #endif

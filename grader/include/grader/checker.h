@@ -85,6 +85,9 @@ int cl_upload(cl_run *run, void *dev, const void *host, size_t bytes);
 int cl_download(cl_run *run, void *host, const void *dev, size_t bytes);
 /* Fills count elements of type t at dev with generator g (runs on the device). */
 int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g);
+/* Sum and sum of magnitudes of count elements at dev, accumulated in fp64 by a trusted
+ * grader kernel: a cheap exact-enough reference for checks after timed runs. */
+int cl_dev_sum(cl_run *run, const void *dev, size_t count, cl_dtype t, double *sum, double *abs_sum);
 
 /* ---- work, for the performance metric ---- */
 
@@ -93,6 +96,8 @@ int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g);
 void cl_set_work(cl_run *run, double bytes, double flops);
 /* Items processed per call (e.g. edges for topo_sort) and their unit, for throughput. */
 void cl_set_items(cl_run *run, double items, const char *unit);
+/* The problem's dimensions (e.g. M, N, K), for ceilings measured per shape (cuBLAS). */
+void cl_set_dims(cl_run *run, int ndims, const long long *dims);
 /* Free text shown with the case (e.g. "16384 x 16384, 1.0 GiB"). */
 void cl_set_shape(cl_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

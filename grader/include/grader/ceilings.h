@@ -1,0 +1,32 @@
+/* ceilings.h: what this GPU can do at best, measured once and cached.
+ *
+ * cudalab-probe measures the copy bandwidth (a vectorised copy kernel, bytes read +
+ * written) and cuBLAS's fp16 Tensor Core rate; the result is cached per GPU (UUID +
+ * driver version) in $XDG_CACHE_HOME/cudalab/device-<uuid>-<driver>.json. Every
+ * memory-bound lab is graded as a fraction of that copy bandwidth. */
+#ifndef CUDALAB_CEILINGS_H
+#define CUDALAB_CEILINGS_H
+
+#include "err.h"
+
+typedef struct cl_ceilings {
+    char name[128];
+    char uuid[64];
+    int driver_version, runtime_version;
+    int cc_major, cc_minor, sms, clock_mhz, mem_clock_mhz, bus_width_bits, l2_bytes, smem_per_sm;
+    long long mem_total;
+    double copy_gbps, memcpy_gbps, fp16_tflops, dram_peak_gbps;
+    int fp16_gemm_n;
+    long long measured_at;
+    int from_cache;
+    char cache_path[4096];
+} cl_ceilings;
+
+/* Cached ceilings of the first visible GPU, measuring them when absent or refresh.
+ * progress (may be NULL) is told when a measurement starts. */
+int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *ctx, const char *msg), void *ctx,
+                    cl_err *err);
+/* cuBLAS fp16 TFLOP/s for n row-major shapes (M, N, K) in one probe process. */
+int cl_cublas_tflops(int n, const long long (*shapes)[3], double *tflops, cl_err *err);
+
+#endif

@@ -1,0 +1,51 @@
+/* proc.h: run a child process under supervision.
+ *
+ * The child gets its own session and process group, resource limits, its output captured
+ * up to a cap (stdout and stderr interleaved), and optionally a private verdict pipe whose
+ * descriptor number replaces "{VFD}" in argv. A wall-clock timeout kills the whole group,
+ * and so does the end of the run, so nothing the child started outlives it. */
+#ifndef CUDALAB_PROC_H
+#define CUDALAB_PROC_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+typedef struct cl_proc_opts {
+    char *const *argv;        /* argv[0] is looked up in PATH when it has no '/' */
+    const char *const *env_set; /* "NAME=value" entries added to (or replacing in) our environment */
+    const char *cwd;          /* NULL: inherit */
+    double timeout_s;         /* <= 0: none */
+    size_t output_cap;        /* bytes of output kept (the rest is counted) */
+    const char *stdin_data;   /* written to the child's stdin, then closed; NULL: /dev/null */
+    int verdict_pipe;         /* create the verdict pipe */
+    size_t verdict_cap;       /* bytes of verdict kept; more is reported as overflow */
+    /* resource limits for the child (0: unchanged) */
+    unsigned long long max_file_bytes; /* RLIMIT_FSIZE */
+    unsigned long long max_procs;      /* RLIMIT_NPROC */
+    unsigned long long max_open_files; /* RLIMIT_NOFILE */
+    /* called with each complete verdict line as it arrives (progress) */
+    void (*on_line)(void *ctx, const char *line);
+    void *ctx;
+} cl_proc_opts;
+
+typedef struct cl_proc_result {
+    int exited, exit_code; /* normal exit */
+    int signaled, signal;  /* killed by a signal (not ours) */
+    int timed_out;         /* killed by us at the timeout */
+    double seconds;
+    char *output;          /* NUL-terminated, at most output_cap bytes */
+    size_t output_len, output_dropped;
+    char *verdict;         /* NUL-terminated verdict bytes */
+    size_t verdict_len;
+    int verdict_overflow;
+} cl_proc_result;
+
+/* Runs the child to completion (or timeout). Returns -1 only when it could not be
+ * started; how it ended is in res. Free res with cl_proc_result_free. */
+int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err);
+void cl_proc_result_free(cl_proc_result *res);
+/* "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 60 s". */
+void cl_proc_describe(const cl_proc_result *res, double timeout_s, char *out, size_t n);
+
+#endif

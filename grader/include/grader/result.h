@@ -1,0 +1,102 @@
+/* result.h: what grading a solution produced, for every report to read.
+ *
+ * The flow is one way: lab.yaml -> checker config -> runner -> cl_result -> emitters
+ * (terminal text, JSON, JUnit XML, the progress database, the classroom gradebook). */
+#ifndef CUDALAB_RESULT_H
+#define CUDALAB_RESULT_H
+
+#include <stdint.h>
+
+#include "grader/labconf.h"
+
+/* The one-word outcome, in the order a student should fix them. */
+typedef enum cl_verdict {
+    CL_V_ERROR = 0,      /* cudalab could not grade (environment, checker): not the student's fault */
+    CL_V_NO_DEVICE,      /* compiled; no GPU to run it */
+    CL_V_COMPILE_ERROR,
+    CL_V_MISSING_SYMBOL,
+    CL_V_BANNED,
+    CL_V_CRASH,          /* signal, or ended without a verdict */
+    CL_V_TIMEOUT,
+    CL_V_CUDA_ERROR,
+    CL_V_OUT_OF_BOUNDS,
+    CL_V_WRONG,
+    CL_V_SANITIZER,      /* compute-sanitizer found errors */
+    CL_V_OFF_STREAM,     /* work launched outside the given stream */
+    CL_V_CORRECT,        /* correctness only (cudalab test): every case passed */
+    CL_V_SLOW,           /* correct, below the pass tier */
+    CL_V_PASS,
+    CL_V_GOOD,
+    CL_V_EXCELLENT,
+} cl_verdict;
+
+const char *cl_verdict_name(cl_verdict v);
+/* 1 for verdicts meaning "works" (correct and better). */
+int cl_verdict_ok(cl_verdict v);
+
+typedef struct cl_case_result {
+    char *name;
+    int bench;
+    char *status; /* pass, wrong, out_of_bounds, cuda_error, error, not_run, crash, timeout */
+    char *message;
+    char *where;
+    int has_values;
+    double expected, got;
+    char *shape, *scaled;
+    double ms;
+    /* bench */
+    int runs, batches, off_stream;
+    double median_ms, min_ms, max_ms, p10_ms, p90_ms;
+    double bytes, flops, items;
+    char *items_unit;
+    int ndims;
+    long long dims[4];
+    /* derived by the grader */
+    double metric;      /* GB/s, TFLOP/s, items/s, or ms */
+    double ceiling;     /* same unit as metric; 0 = unknown */
+    double fraction;    /* metric / ceiling (time: ceiling / metric) */
+    double ref_ms;      /* the reference timed in the same run (0 = not timed) */
+    double ref_ratio;   /* ref_ms / median_ms: > 1 means faster than the reference */
+    const char *tier;   /* "excellent", "good", "pass", "slow" */
+} cl_case_result;
+
+typedef struct cl_result {
+    char lab[64];
+    char title[256];
+    int metric;           /* the lab's cl_metric, for formatting */
+    char solution[4096];
+    uint64_t seed;
+    int did_test, did_bench, did_sanitize;
+    cl_verdict verdict;
+    char *message;        /* the one line that explains the verdict */
+    char *detail;         /* more: compiler log, output excerpt, sanitizer report */
+    /* compile */
+    int compiled, compile_cached;
+    double compile_s;
+    char arch[32];
+    char *compile_log;
+    int tensor_cores;     /* -1 not checked, 0 none found, 1 HMMA/HGMMA present */
+    /* device */
+    char gpu[256];
+    char gpu_uuid[64];
+    double copy_gbps, fp16_tflops;
+    /* cases */
+    int ncases;
+    cl_case_result cases[CL_MAX_CASES];
+    int passed, total;   /* correctness cases */
+    /* the run */
+    char *output;         /* what the solution printed (capped) */
+    int nlibs;
+    char *libs[32];       /* libraries the solution loaded */
+    char *sanitizer;      /* compute-sanitizer findings, if run */
+    const char *tier;     /* overall tier (the slowest bench case), or NULL */
+    double score, max_score;
+    double seconds;       /* wall time of the whole grading */
+} cl_result;
+
+void cl_result_init(cl_result *r);
+void cl_result_free(cl_result *r);
+/* Sets verdict and message (printf-style). */
+void cl_result_set(cl_result *r, cl_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,247 @@
+/* probe_main.c: cudalab-probe, which measures what "fast" means on this GPU.
+ *
+ *   cudalab-probe --identify           name, UUID, driver, compute capability (JSON)
+ *   cudalab-probe --ceilings           + copy bandwidth (vectorised kernel, bytes read +
+ *                                        written) and the fp16 Tensor Core rate of cuBLAS
+ *   cudalab-probe --cublas M,N,K ...   cuBLAS fp16 GEMM TFLOP/s at each shape (row-major)
+ *
+ * It runs in its own process, before any solution is loaded: the GEMM lab compares a
+ * solution with cuBLAS, but a solution may not use cuBLAS, and a runner that had cuBLAS
+ * loaded could not tell. Output is one JSON object on stdout. */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int probe_copy_variants(void);
+const char *probe_copy_name(int variant);
+int probe_launch_copy(int variant, const void *src, void *dst, size_t bytes, int blocks, int threads,
+                      cudaStream_t stream);
+int probe_fill_half(void *p, size_t n, unsigned seed, cudaStream_t stream);
+
+#define RUNS 30
+
+static char g_err[512];
+
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            snprintf(g_err, sizeof g_err, "%s: %s", #call, cudaGetErrorString(e_));                \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static json_t *identify(struct cudaDeviceProp *p)
+{
+    int drv = 0, rt = 0, clk = 0, mclk = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0);
+    cudaDeviceGetAttribute(&mclk, cudaDevAttrMemoryClockRate, 0);
+    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
+    char uuid[64];
+    snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    size_t fr = 0, tot = 0;
+    cudaMemGetInfo(&fr, &tot);
+    /* theoretical DRAM bandwidth: 2 transfers per clock (DDR) x bus width */
+    double peak_bw = 2.0 * (double)mclk * 1e3 * (double)p->memoryBusWidth / 8.0 / 1e9;
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:i, s:i, s:i, s:f}", "name",
+                     p->name, "uuid", uuid, "cc_major", p->major, "cc_minor", p->minor, "sms",
+                     p->multiProcessorCount, "clock_mhz", clk / 1000, "mem_clock_mhz", mclk / 1000,
+                     "bus_width_bits", p->memoryBusWidth, "mem_total", (json_int_t)tot, "mem_free",
+                     (json_int_t)fr, "l2_bytes", p->l2CacheSize, "smem_per_sm", (int)p->sharedMemPerMultiprocessor,
+                     "driver_version", drv, "runtime_version", rt, "dram_peak_gbps", peak_bw);
+}
+
+/* Copy bandwidth: the best median over a few launch shapes, bytes read + written. */
+static int measure_copy(struct cudaDeviceProp *p, json_t *out)
+{
+    size_t fr = 0, tot = 0;
+    CUDA_TRY(cudaMemGetInfo(&fr, &tot));
+    size_t bytes = (size_t)1 << 30;
+    while (bytes > fr / 4 && bytes > ((size_t)16 << 20))
+        bytes /= 2;
+    void *a, *b;
+    CUDA_TRY(cudaMalloc(&a, bytes));
+    CUDA_TRY(cudaMalloc(&b, bytes));
+    CUDA_TRY(cudaMemset(a, 1, bytes));
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    CUDA_TRY(cudaStreamCreate(&s));
+    CUDA_TRY(cudaEventCreate(&e0));
+    CUDA_TRY(cudaEventCreate(&e1));
+    int shapes[][2] = {{2, 256}, {4, 256}, {8, 256}, {16, 256}, {4, 512}, {2, 1024}};
+    double best = 0;
+    int best_blocks = 0, best_threads = 0, best_variant = 0;
+    float t[RUNS];
+    for (int v = 0; v < probe_copy_variants(); v++)
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            int blocks = p->multiProcessorCount * shapes[k][0], threads = shapes[k][1];
+            for (int r = -3; r < RUNS; r++) {
+                CUDA_TRY(cudaEventRecord(e0, s));
+                if (probe_launch_copy(v, a, b, bytes, blocks, threads, s))
+                    return snprintf(g_err, sizeof g_err, "copy kernel launch failed"), -1;
+                CUDA_TRY(cudaEventRecord(e1, s));
+                CUDA_TRY(cudaEventSynchronize(e1));
+                if (r >= 0)
+                    CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+            }
+            qsort(t, RUNS, sizeof t[0], cmp_float);
+            double gbps = 2.0 * (double)bytes / (t[RUNS / 2] * 1e-3) / 1e9;
+            if (gbps > best) {
+                best = gbps;
+                best_blocks = blocks;
+                best_threads = threads;
+                best_variant = v;
+            }
+        }
+    /* cudaMemcpy device-to-device, for comparison */
+    for (int r = -3; r < RUNS; r++) {
+        CUDA_TRY(cudaEventRecord(e0, s));
+        CUDA_TRY(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
+        CUDA_TRY(cudaEventRecord(e1, s));
+        CUDA_TRY(cudaEventSynchronize(e1));
+        if (r >= 0)
+            CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    qsort(t, RUNS, sizeof t[0], cmp_float);
+    double memcpy_gbps = 2.0 * (double)bytes / (t[RUNS / 2] * 1e-3) / 1e9;
+    json_object_set_new(out, "copy_gbps", json_real(best));
+    json_object_set_new(out, "copy_bytes", json_integer((json_int_t)bytes));
+    json_object_set_new(out, "copy_launch", json_pack("{s:s, s:i, s:i}", "kernel", probe_copy_name(best_variant),
+                                                      "blocks", best_blocks, "threads", best_threads));
+    json_object_set_new(out, "memcpy_gbps", json_real(memcpy_gbps));
+    cudaFree(a);
+    cudaFree(b);
+    cudaStreamDestroy(s);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 0;
+}
+
+/* cuBLAS fp16 GEMM, row-major C[M,N] = A[M,K] B[K,N], fp32 accumulation. Row-major C is
+ * column-major C^T = B^T A^T, so cuBLAS is called with the operands swapped. */
+static int measure_cublas(int M, int N, int K, double *tflops, double *ms_out)
+{
+    size_t fr = 0, tot = 0;
+    CUDA_TRY(cudaMemGetInfo(&fr, &tot));
+    double need = 2.0 * ((double)M * K + (double)K * N + (double)M * N);
+    if (need > (double)fr * 0.8)
+        return snprintf(g_err, sizeof g_err, "%dx%dx%d needs %.0f MiB, %.0f MiB free", M, N, K, need / 1048576,
+                        (double)fr / 1048576), -1;
+    void *A, *B, *C;
+    CUDA_TRY(cudaMalloc(&A, (size_t)M * K * 2));
+    CUDA_TRY(cudaMalloc(&B, (size_t)K * N * 2));
+    CUDA_TRY(cudaMalloc(&C, (size_t)M * N * 2));
+    cudaStream_t s;
+    CUDA_TRY(cudaStreamCreate(&s));
+    if (probe_fill_half(A, (size_t)M * K, 1u, s) || probe_fill_half(B, (size_t)K * N, 2u, s))
+        return snprintf(g_err, sizeof g_err, "fill kernel failed"), -1;
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+        return snprintf(g_err, sizeof g_err, "cublasCreate failed"), -1;
+    cublasSetStream(h, s);
+    float alpha = 1.0f, beta = 0.0f;
+    cudaEvent_t e0, e1;
+    CUDA_TRY(cudaEventCreate(&e0));
+    CUDA_TRY(cudaEventCreate(&e1));
+    float t[RUNS];
+    for (int r = -5; r < RUNS; r++) {
+        CUDA_TRY(cudaEventRecord(e0, s));
+        cublasStatus_t st = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16F, N, A,
+                                         CUDA_R_16F, K, &beta, C, CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
+                                         CUBLAS_GEMM_DEFAULT);
+        if (st != CUBLAS_STATUS_SUCCESS)
+            return snprintf(g_err, sizeof g_err, "cublasGemmEx failed (%d)", (int)st), -1;
+        CUDA_TRY(cudaEventRecord(e1, s));
+        CUDA_TRY(cudaEventSynchronize(e1));
+        if (r >= 0)
+            CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    qsort(t, RUNS, sizeof t[0], cmp_float);
+    *ms_out = t[RUNS / 2];
+    *tflops = 2.0 * M * (double)N * K / (t[RUNS / 2] * 1e-3) / 1e12;
+    cublasDestroy(h);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaStreamDestroy(s);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 0;
+}
+
+static int print_and_free(json_t *o)
+{
+    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    if (!s)
+        return 1;
+    puts(s);
+    free(s);
+    return 0;
+}
+
+static int fail_json(const char *what)
+{
+    return print_and_free(json_pack("{s:s, s:s}", "error", what, "detail", g_err)), 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help")) {
+        fprintf(stderr, "usage: cudalab-probe --identify | --ceilings | --cublas M,N,K [M,N,K ...]\n");
+        return 2;
+    }
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+        return print_and_free(json_pack("{s:s}", "error", "no CUDA device")), 3;
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
+        return print_and_free(json_pack("{s:s}", "error", "cudaGetDeviceProperties failed")), 3;
+    json_t *o = identify(&p);
+    if (!strcmp(argv[1], "--identify"))
+        return print_and_free(o);
+    if (!strcmp(argv[1], "--ceilings")) {
+        if (measure_copy(&p, o))
+            return json_decref(o), fail_json("copy bandwidth");
+        int n = 8192;
+        double tf = 0, ms = 0;
+        while (measure_cublas(n, n, n, &tf, &ms) && n > 1024)
+            n /= 2;
+        if (tf <= 0)
+            return json_decref(o), fail_json("cuBLAS fp16 GEMM");
+        json_object_set_new(o, "fp16_tflops", json_real(tf));
+        json_object_set_new(o, "fp16_gemm_n", json_integer(n));
+        return print_and_free(o);
+    }
+    if (!strcmp(argv[1], "--cublas")) {
+        json_t *arr = json_array();
+        for (int i = 2; i < argc; i++) {
+            int M, N, K;
+            if (sscanf(argv[i], "%d,%d,%d", &M, &N, &K) != 3 || M < 1 || N < 1 || K < 1)
+                return json_decref(o), json_decref(arr), fprintf(stderr, "bad shape '%s'\n", argv[i]), 2;
+            double tf = 0, ms = 0;
+            if (measure_cublas(M, N, K, &tf, &ms))
+                json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:s}", "M", M, "N", N, "K", K, "error", g_err));
+            else
+                json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:f, s:f}", "M", M, "N", N, "K", K, "tflops",
+                                                     tf, "median_ms", ms));
+        }
+        json_object_set_new(o, "cublas", arr);
+        return print_and_free(o);
+    }
+    json_decref(o);
+    fprintf(stderr, "unknown option '%s'\n", argv[1]);
+    return 2;
+}

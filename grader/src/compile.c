@@ -1,0 +1,300 @@
+/* compile.c: nvcc invocation, architecture choice, and the build cache. */
+#include "grader/compile.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grader/proc.h"
+#include "paths.h"
+#include "strbuf.h"
+
+#define NVCC_TIMEOUT_S 300
+#define MAX_SOURCE_BYTES (4u << 20)
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
+const char *cl_nvcc_path(void)
+{
+    static char path[CL_PATH_MAX];
+    if (path[0])
+        return path;
+    const char *env = getenv("CUDALAB_NVCC");
+    if (env && *env && access(env, X_OK) == 0) {
+        snprintf(path, sizeof path, "%s", env);
+        return path;
+    }
+    const char *p = getenv("PATH");
+    if (p) {
+        char *copy = strdup(p), *save = NULL;
+        for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+            char cand[CL_PATH_MAX];
+            snprintf(cand, sizeof cand, "%s/nvcc", dir);
+            if (access(cand, X_OK) == 0) {
+                snprintf(path, sizeof path, "%s", cand);
+                break;
+            }
+        }
+        free(copy);
+        if (path[0])
+            return path;
+    }
+    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) {
+        snprintf(path, sizeof path, "/usr/local/cuda/bin/nvcc");
+        return path;
+    }
+    return NULL;
+}
+
+static int run_capture(char *const *argv, double timeout, char **out, cl_err *err)
+{
+    cl_proc_opts o = {0};
+    o.argv = argv;
+    o.timeout_s = timeout;
+    o.output_cap = 1u << 20;
+    cl_proc_result r;
+    if (cl_proc_run(&o, &r, err))
+        return -1;
+    int ok = r.exited && r.exit_code == 0;
+    *out = r.output;
+    r.output = NULL;
+    cl_proc_result_free(&r);
+    return ok ? 0 : 1;
+}
+
+void cl_detect_gpu(cl_gpu_info *gpu)
+{
+    memset(gpu, 0, sizeof *gpu);
+    /* nvidia-smi numbers GPUs its own way; pass it the first CUDA_VISIBLE_DEVICES entry */
+    char sel[128] = "0";
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (cvd) {
+        if (!*cvd || !strcmp(cvd, "-1") || !strcmp(cvd, "none"))
+            return; /* no device visible */
+        snprintf(sel, sizeof sel, "%.*s", (int)strcspn(cvd, ","), cvd);
+    }
+    char *argv[] = {"nvidia-smi", "--query-gpu=compute_cap,name", "--format=csv,noheader", "-i", sel, NULL};
+    char *out = NULL;
+    cl_err err;
+    if (run_capture(argv, 20, &out, &err) == 0 && out) {
+        int ma, mi;
+        char name[128] = "";
+        if (sscanf(out, "%d.%d, %127[^\n]", &ma, &mi, name) >= 2) {
+            gpu->present = 1;
+            gpu->cc_major = ma;
+            gpu->cc_minor = mi;
+            snprintf(gpu->name, sizeof gpu->name, "%s", name);
+        }
+    }
+    free(out);
+    if (gpu->present)
+        return;
+    /* no nvidia-smi (some containers): ask our probe, which uses the CUDA runtime */
+    char probe[CL_PATH_MAX];
+    snprintf(probe, sizeof probe, "%s/cudalab-probe", cl_exe_dir());
+    if (access(probe, X_OK) != 0)
+        return;
+    char *pargv[] = {probe, "--identify", NULL};
+    out = NULL;
+    if (run_capture(pargv, 60, &out, &err) == 0 && out) {
+        const char *cm = strstr(out, "\"cc_major\":"), *cn = strstr(out, "\"cc_minor\":"),
+                   *nm = strstr(out, "\"name\":\"");
+        if (cm && cn) {
+            gpu->present = 1;
+            gpu->cc_major = atoi(cm + 11);
+            gpu->cc_minor = atoi(cn + 11);
+            if (nm)
+                snprintf(gpu->name, sizeof gpu->name, "%.*s", (int)strcspn(nm + 8, "\""), nm + 8);
+        }
+    }
+    free(out);
+}
+
+static const char *nvcc_version(void)
+{
+    static char *ver;
+    if (ver)
+        return ver;
+    const char *nvcc = cl_nvcc_path();
+    char *argv[] = {(char *)nvcc, "--version", NULL};
+    char *out = NULL;
+    cl_err err;
+    if (!nvcc || run_capture(argv, 30, &out, &err) != 0) {
+        free(out);
+        out = strdup("unknown");
+    }
+    ver = out;
+    return ver;
+}
+
+/* "90", "sm_90", "sm_90a", "compute_90" -> digits and suffix. */
+static int parse_arch(const char *s, char *digits, size_t n, char *suffix)
+{
+    if (!strncmp(s, "sm_", 3))
+        s += 3;
+    else if (!strncmp(s, "compute_", 8))
+        s += 8;
+    size_t i = 0;
+    while (isdigit((unsigned char)s[i]) && i + 1 < n) {
+        digits[i] = s[i];
+        i++;
+    }
+    digits[i] = '\0';
+    *suffix = (s[i] == 'a' || s[i] == 'f') ? s[i] : '\0';
+    if (i < 2 || (s[i] && !(s[i + 1] == '\0' && *suffix)))
+        return -1;
+    return 0;
+}
+
+int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err)
+{
+    memset(res, 0, sizeof *res);
+    const char *nvcc = cl_nvcc_path();
+    if (!nvcc)
+        return cl_err_set(err, "nvcc was not found (install the CUDA toolkit, or set CUDALAB_NVCC)");
+    char abs_src[CL_PATH_MAX];
+    if (!realpath(o->source, abs_src))
+        return cl_err_set(err, "%s: no such file", o->source);
+    char *src;
+    size_t src_len;
+    if (cl_read_file(abs_src, MAX_SOURCE_BYTES, &src, &src_len, err))
+        return -1;
+    if (memchr(src, '\0', src_len)) {
+        free(src);
+        return cl_err_set(err, "%s is not a text file (it contains NUL bytes)", o->source);
+    }
+
+    /* the architecture */
+    char digits[8] = "80", suffix = '\0';
+    if (o->arch && *o->arch) {
+        if (parse_arch(o->arch, digits, sizeof digits, &suffix)) {
+            free(src);
+            return cl_err_set(err, "--arch '%s' is not an architecture (e.g. sm_90, sm_86)", o->arch);
+        }
+    } else {
+        cl_gpu_info gpu;
+        cl_detect_gpu(&gpu);
+        if (gpu.present) {
+            snprintf(digits, sizeof digits, "%d%d", gpu.cc_major, gpu.cc_minor);
+        } else {
+            snprintf(res->note, sizeof res->note, "no GPU found: compiled for sm_80 (choose with --arch)");
+        }
+        if (o->arch_suffix && *o->arch_suffix && atoi(digits) >= 90)
+            suffix = o->arch_suffix[0];
+    }
+    snprintf(res->arch, sizeof res->arch, "sm_%s%s", digits, suffix ? (char[]){suffix, 0} : "");
+    char gencode[96];
+    snprintf(gencode, sizeof gencode, "arch=compute_%s%s,code=sm_%s%s", digits, suffix ? (char[]){suffix, 0} : "",
+             digits, suffix ? (char[]){suffix, 0} : "");
+
+    /* the cache key: everything that changes the output */
+    char include_dir[CL_PATH_MAX], header[CL_PATH_MAX];
+    snprintf(include_dir, sizeof include_dir, "%s/labs/include", cl_home_dir());
+    snprintf(header, sizeof header, "%s/cudalab_lab.h", include_dir);
+    char *hdr = NULL;
+    size_t hdr_len = 0;
+    if (cl_read_file(header, 1u << 20, &hdr, &hdr_len, err)) {
+        free(src);
+        return -1;
+    }
+    const char *flags = o->extra_flags ? o->extra_flags : "";
+    uint64_t h = 0xCBF29CE484222325ull;
+    h = fnv1a(h, src, src_len);
+    h = fnv1a(h, hdr, hdr_len);
+    h = fnv1a(h, flags, strlen(flags));
+    h = fnv1a(h, gencode, strlen(gencode));
+    h = fnv1a(h, o->lineinfo ? "L" : "-", 1);
+    const char *ver = nvcc_version();
+    h = fnv1a(h, ver, strlen(ver));
+    free(hdr);
+    free(src);
+
+    char cache[CL_PATH_MAX], dir[CL_PATH_MAX];
+    if (cl_cache_dir(cache, sizeof cache, err))
+        return -1;
+    snprintf(dir, sizeof dir, "%s/build/%016llx", cache, (unsigned long long)h);
+    snprintf(res->so_path, sizeof res->so_path, "%s/solution.so", dir);
+    if (cl_file_exists(res->so_path)) {
+        res->ok = 1;
+        res->cached = 1;
+        return 0;
+    }
+    if (cl_mkdirs(dir, err))
+        return -1;
+
+    /* argv: fixed flags, the lab's flags split on spaces, then the source */
+    char src_dir[CL_PATH_MAX], tmp_so[CL_PATH_MAX];
+    snprintf(src_dir, sizeof src_dir, "%s", abs_src);
+    *strrchr(src_dir, '/') = '\0';
+    snprintf(tmp_so, sizeof tmp_so, "%s/solution.so.%d.tmp", dir, (int)getpid());
+    char *argv[64];
+    int argc = 0;
+    char inc1[CL_PATH_MAX + 2], inc2[CL_PATH_MAX + 2];
+    snprintf(inc1, sizeof inc1, "-I%s", include_dir);
+    snprintf(inc2, sizeof inc2, "-I%s", src_dir);
+    const char *fixed[] = {nvcc, "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
+                           "-gencode", gencode, inc1, inc2};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        argv[argc++] = (char *)fixed[i];
+    if (o->lineinfo)
+        argv[argc++] = "-lineinfo";
+    char *flags_copy = strdup(flags), *save = NULL;
+    for (char *t = strtok_r(flags_copy, " \t", &save); t && argc < 56; t = strtok_r(NULL, " \t", &save))
+        argv[argc++] = t;
+    argv[argc++] = "-o";
+    argv[argc++] = tmp_so;
+    argv[argc++] = abs_src;
+    argv[argc] = NULL;
+    cl_strbuf cmd;
+    cl_sb_init(&cmd);
+    for (int i = 0; i < argc; i++)
+        cl_sb_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
+    snprintf(res->command, sizeof res->command, "%s", cl_sb_str(&cmd));
+    cl_sb_free(&cmd);
+
+    cl_proc_opts po = {0};
+    po.argv = argv;
+    po.timeout_s = NVCC_TIMEOUT_S;
+    po.output_cap = 256u << 10;
+    po.cwd = src_dir;
+    cl_proc_result pr;
+    int rc = cl_proc_run(&po, &pr, err);
+    free(flags_copy);
+    if (rc)
+        return -1;
+    res->seconds = pr.seconds;
+    if (pr.output_len)
+        res->log = strdup(pr.output);
+    if (pr.timed_out) {
+        char *old = res->log;
+        cl_strbuf sb;
+        cl_sb_init(&sb);
+        cl_sb_printf(&sb, "%snvcc did not finish within %d s", old ? old : "", NVCC_TIMEOUT_S);
+        free(old);
+        res->log = cl_sb_take(&sb);
+    }
+    res->ok = pr.exited && pr.exit_code == 0 && cl_file_exists(tmp_so);
+    cl_proc_result_free(&pr);
+    if (res->ok && rename(tmp_so, res->so_path) != 0)
+        return cl_err_set(err, "cannot move %s into the build cache", tmp_so);
+    if (!res->ok)
+        unlink(tmp_so);
+    return 0;
+}
+
+void cl_compile_result_free(cl_compile_result *res)
+{
+    free(res->log);
+    res->log = NULL;
+}

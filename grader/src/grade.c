@@ -1,0 +1,845 @@
+/* grade.c: one solution through every stage, each failure turned into a verdict. */
+#include "grader/grade.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grader/ceilings.h"
+#include "grader/compile.h"
+#include "grader/elfinfo.h"
+#include "grader/labconf.h"
+#include "grader/proc.h"
+#include "grader/score.h"
+#include "paths.h"
+#include "strbuf.h"
+
+#define MAX_SOLUTION_BYTES (1u << 20)
+#define OUTPUT_CAP (64u << 10)
+
+typedef struct grader {
+    const cl_grade_opts *o;
+    cl_lab lab;
+    cl_result *r;
+    char runner[CL_PATH_MAX];
+    char last_case[128];
+} grader;
+
+static void progress(grader *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(grader *g, const char *fmt, ...)
+{
+    if (!g->o->progress)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    g->o->progress(g->o->ctx, buf);
+}
+
+static uint64_t random_seed(void)
+{
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &s, sizeof s) != sizeof s)
+            s = 0;
+        close(fd);
+    }
+    if (!s)
+        s = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+    return s & 0xFFFFFFFFFFFFull; /* 48 bits: short enough to type back with --seed */
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* ---- static checks ---- */
+
+static int list_has(const char *const *list, const char *s)
+{
+    for (; list && *list; list++)
+        if (!strcmp(*list, s))
+            return 1;
+    return 0;
+}
+
+/* A banned header in any #include line (quotes or angle brackets). */
+static const char *find_banned_header(grader *g, const char *src, int *line_out)
+{
+    int line = 1;
+    for (const char *p = src; *p; line++) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t')) q++;
+        if (q < p + len && *q == '#') {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%.*s", (int)(len < 511 ? len : 511), p);
+            if (strstr(buf, "include")) {
+                for (int i = 0; i < g->lab.nbanned_headers; i++)
+                    if (strstr(buf, g->lab.banned_headers[i])) {
+                        *line_out = line;
+                        return g->lab.banned_headers[i];
+                    }
+                for (const char *const *h = g->o->extra_banned_headers; h && *h; h++)
+                    if (strstr(buf, *h)) {
+                        *line_out = line;
+                        return *h;
+                    }
+            }
+        }
+        p = eol ? eol + 1 : p + len;
+    }
+    return NULL;
+}
+
+/* "libcublas.so.13" is banned by stem "cublas": lib<stem>.so or lib<stem>-... */
+static const char *banned_lib(grader *g, const char *soname)
+{
+    const char *b = strrchr(soname, '/');
+    b = b ? b + 1 : soname;
+    if (strncmp(b, "lib", 3))
+        return NULL;
+    b += 3;
+    for (int i = 0; i < g->lab.nbanned_libs; i++) {
+        size_t n = strlen(g->lab.banned_libs[i]);
+        if (!strncmp(b, g->lab.banned_libs[i], n) && (b[n] == '.' || b[n] == '_' || b[n] == '-'))
+            return g->lab.banned_libs[i];
+    }
+    for (const char *const *l = g->o->extra_banned_libs; l && *l; l++) {
+        size_t n = strlen(*l);
+        if (!strncmp(b, *l, n) && (b[n] == '.' || b[n] == '_' || b[n] == '-'))
+            return *l;
+    }
+    return NULL;
+}
+
+/* Calls into a banned library's API: undefined symbols named after a banned stem. */
+static const char *banned_symbol(grader *g, const cl_elf_info *e)
+{
+    for (int i = 0; i < e->nundefined; i++)
+        for (int k = 0; k < g->lab.nbanned_libs; k++)
+            if (!strncmp(e->undefined[i], g->lab.banned_libs[k], strlen(g->lab.banned_libs[k])))
+                return e->undefined[i];
+    return NULL;
+}
+
+static int check_source(grader *g)
+{
+    cl_result *r = g->r;
+    struct stat st;
+    if (stat(g->o->solution, &st) != 0) {
+        cl_result_set(r, CL_V_COMPILE_ERROR, "solution file not found: %s", g->o->solution);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        cl_result_set(r, CL_V_COMPILE_ERROR, "%s is not a regular file", g->o->solution);
+        return -1;
+    }
+    size_t len = strlen(g->o->solution);
+    if (g->o->allow_prebuilt && len > 3 && !strcmp(g->o->solution + len - 3, ".so"))
+        return 0;
+    if ((size_t)st.st_size > MAX_SOLUTION_BYTES) {
+        cl_result_set(r, CL_V_COMPILE_ERROR, "%s is too large (%lld bytes; the limit is %u)", g->o->solution,
+                      (long long)st.st_size, MAX_SOLUTION_BYTES);
+        return -1;
+    }
+    char *src;
+    size_t n;
+    cl_err err;
+    if (cl_read_file(g->o->solution, MAX_SOLUTION_BYTES, &src, &n, &err)) {
+        cl_result_set(r, CL_V_COMPILE_ERROR, "%s", err.msg);
+        return -1;
+    }
+    if (memchr(src, '\0', n)) {
+        free(src);
+        cl_result_set(r, CL_V_COMPILE_ERROR, "%s is not a text file (it contains NUL bytes)", g->o->solution);
+        return -1;
+    }
+    int line = 0;
+    const char *h = find_banned_header(g, src, &line);
+    free(src);
+    if (h) {
+        cl_result_set(r, CL_V_BANNED, "%s:%d: includes %s, which this lab does not allow", g->o->solution, line, h);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_binary(grader *g, const char *so)
+{
+    cl_result *r = g->r;
+    cl_elf_info e;
+    cl_err err;
+    if (cl_elf_inspect(so, &e, &err)) {
+        cl_result_set(r, CL_V_ERROR, "%s", err.msg);
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < e.nneeded && !rc; i++) {
+        const char *b = banned_lib(g, e.needed[i]);
+        if (b) {
+            cl_result_set(r, CL_V_BANNED, "the solution links against %s (%s is not allowed in this lab)",
+                          e.needed[i], b);
+            rc = -1;
+        }
+    }
+    const char *sym = rc ? NULL : banned_symbol(g, &e);
+    if (sym) {
+        cl_result_set(r, CL_V_BANNED, "the solution calls %s (a library this lab does not allow)", sym);
+        rc = -1;
+    }
+    if (!rc && !cl_elf_defines(&e, g->lab.entry)) {
+        const char *mangled = NULL;
+        for (int i = 0; i < e.ndefined; i++)
+            if (strstr(e.defined[i], g->lab.entry)) {
+                mangled = e.defined[i];
+                break;
+            }
+        if (mangled)
+            cl_result_set(r, CL_V_MISSING_SYMBOL,
+                          "'%s' is exported as the C++ name '%s': declare it extern \"C\" (the lab header does)",
+                          g->lab.entry, mangled);
+        else
+            cl_result_set(r, CL_V_MISSING_SYMBOL, "the solution does not define '%s' (expected: %s)", g->lab.entry,
+                          g->lab.signature);
+        rc = -1;
+    }
+    cl_elf_free(&e);
+    return rc;
+}
+
+/* HMMA (mma.sync, WMMA) or HGMMA (wgmma) in the machine code. -1 when cuobjdump is absent. */
+static int has_tensor_core_code(const char *so)
+{
+    const char *nvcc = cl_nvcc_path();
+    if (!nvcc)
+        return -1;
+    char tool[CL_PATH_MAX];
+    snprintf(tool, sizeof tool, "%s", nvcc);
+    char *slash = strrchr(tool, '/');
+    snprintf(slash + 1, sizeof tool - (size_t)(slash + 1 - tool), "cuobjdump");
+    if (access(tool, X_OK) != 0)
+        return -1;
+    char *argv[] = {tool, "-sass", (char *)so, NULL};
+    cl_proc_opts po = {0};
+    po.argv = argv;
+    po.timeout_s = 120;
+    po.output_cap = 64u << 20;
+    cl_proc_result pr;
+    cl_err err;
+    if (cl_proc_run(&po, &pr, &err))
+        return -1;
+    int found = pr.output && (strstr(pr.output, "HMMA") || strstr(pr.output, "HGMMA")) ? 1 : 0;
+    int ok = pr.exited && pr.exit_code == 0;
+    cl_proc_result_free(&pr);
+    return ok ? found : -1;
+}
+
+/* ---- the runner ---- */
+
+typedef struct run_out {
+    int have_done;
+    char done_status[64];
+    char *done_message;
+    int tampered;
+    char tamper_why[256];
+    json_t *cases; /* array of case objects */
+    json_t *libs;
+    char gpu[256], uuid[64];
+    int host; /* the runner's backend is the host test backend */
+    cl_proc_result proc;
+    double timeout;
+} run_out;
+
+typedef struct line_ctx {
+    grader *g;
+    const char *nonce;
+    const char *what; /* "testing", "benchmarking", ... */
+} line_ctx;
+
+static void on_line(void *vctx, const char *line)
+{
+    line_ctx *lc = vctx;
+    json_t *j = json_loads(line, 0, NULL);
+    if (!j)
+        return;
+    const char *ev = json_string_value(json_object_get(j, "event"));
+    const char *nonce = json_string_value(json_object_get(j, "nonce"));
+    if (ev && nonce && !strcmp(nonce, lc->nonce) && !strcmp(ev, "case_start")) {
+        const char *name = json_string_value(json_object_get(j, "name"));
+        snprintf(lc->g->last_case, sizeof lc->g->last_case, "%s", name ? name : "?");
+        progress(lc->g, "%s %s: %s", lc->what, lc->g->lab.name, lc->g->last_case);
+    }
+    json_decref(j);
+}
+
+static void parse_verdict(run_out *ro, const char *nonce)
+{
+    ro->cases = json_array();
+    const char *p = ro->proc.verdict ? ro->proc.verdict : "";
+    if (ro->proc.verdict_overflow) {
+        ro->tampered = 1;
+        snprintf(ro->tamper_why, sizeof ro->tamper_why, "the verdict channel overflowed");
+    }
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        if (!eol) { /* a partial last line: the process died while writing */
+            break;
+        }
+        size_t len = (size_t)(eol - p);
+        json_error_t je;
+        json_t *j = json_loadb(p, len, 0, &je);
+        p = eol + 1;
+        const char *ev = j ? json_string_value(json_object_get(j, "event")) : NULL;
+        const char *n = j ? json_string_value(json_object_get(j, "nonce")) : NULL;
+        if (!j || !ev || !n || strcmp(n, nonce)) {
+            ro->tampered = 1;
+            snprintf(ro->tamper_why, sizeof ro->tamper_why, "a line on the verdict channel was not the runner's");
+            json_decref(j);
+            continue;
+        }
+        if (ro->have_done) {
+            ro->tampered = 1;
+            snprintf(ro->tamper_why, sizeof ro->tamper_why, "lines after the final verdict");
+        }
+        if (!strcmp(ev, "hello")) {
+            json_t *d = json_object_get(j, "device");
+            const char *nm = json_string_value(json_object_get(d, "name"));
+            const char *u = json_string_value(json_object_get(d, "uuid"));
+            ro->host = json_is_true(json_object_get(d, "host"));
+            if (nm) snprintf(ro->gpu, sizeof ro->gpu, "%s", nm);
+            if (u) snprintf(ro->uuid, sizeof ro->uuid, "%s", u);
+        } else if (!strcmp(ev, "case")) {
+            json_array_append(ro->cases, j);
+        } else if (!strcmp(ev, "done")) {
+            ro->have_done = 1;
+            const char *st = json_string_value(json_object_get(j, "status"));
+            snprintf(ro->done_status, sizeof ro->done_status, "%s", st ? st : "?");
+            ro->done_message = dup_or_null(json_string_value(json_object_get(j, "message")));
+            ro->libs = json_incref(json_object_get(j, "libs_loaded"));
+        }
+        json_decref(j);
+    }
+}
+
+static void run_out_free(run_out *ro)
+{
+    json_decref(ro->cases);
+    json_decref(ro->libs);
+    free(ro->done_message);
+    cl_proc_result_free(&ro->proc);
+}
+
+/* Runs cudalab-run on so in mode ("test", "bench"); wrap: a command to run it under
+ * (compute-sanitizer), NULL-terminated, or NULL. */
+static int run_runner(grader *g, const char *so, const char *mode, int quick, const char *const *wrap,
+                      const char *what, run_out *ro)
+{
+    memset(ro, 0, sizeof *ro);
+    char nonce[40], seed[32];
+    uint64_t nv = random_seed() ^ ((uint64_t)random_seed() << 16);
+    snprintf(nonce, sizeof nonce, "%016llx%08x", (unsigned long long)nv, (unsigned)getpid());
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)g->r->seed);
+    char *argv[32];
+    int argc = 0;
+    for (const char *const *w = wrap; w && *w; w++)
+        argv[argc++] = (char *)*w;
+    const char *fixed[] = {g->runner, "--lab-yaml", g->lab.path, "--solution", so, "--mode", mode, "--seed", seed,
+                           "--verdict-fd", "{VFD}"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        argv[argc++] = (char *)fixed[i];
+    if (quick)
+        argv[argc++] = "--quick";
+    argv[argc] = NULL;
+    char stdin_line[64];
+    snprintf(stdin_line, sizeof stdin_line, "%s\n", nonce);
+    double scale = g->o->timeout_scale > 0 ? g->o->timeout_scale : 1.0;
+    ro->timeout = (strcmp(mode, "bench") ? g->lab.timeout_test_s : g->lab.timeout_bench_s) * scale;
+    if (g->o->timeout_s > 0)
+        ro->timeout = g->o->timeout_s;
+    if (wrap)
+        ro->timeout *= 10; /* the sanitizer is slow */
+    line_ctx lc = {g, nonce, what};
+    cl_proc_opts po = {0};
+    po.argv = argv;
+    po.env_set = g->o->env_set;
+    po.timeout_s = ro->timeout;
+    po.output_cap = OUTPUT_CAP;
+    po.stdin_data = stdin_line;
+    po.verdict_pipe = 1;
+    po.max_file_bytes = g->o->max_file_bytes ? g->o->max_file_bytes : (1ull << 30);
+    po.max_procs = g->o->max_procs;
+    po.on_line = on_line;
+    po.ctx = &lc;
+    g->last_case[0] = '\0';
+    cl_err err;
+    if (cl_proc_run(&po, &ro->proc, &err)) {
+        cl_result_set(g->r, CL_V_ERROR, "cannot start the runner: %s", err.msg);
+        return -1;
+    }
+    parse_verdict(ro, nonce);
+    return 0;
+}
+
+static double jnum(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+static char *jstr(json_t *o, const char *k) { return dup_or_null(json_string_value(json_object_get(o, k))); }
+
+static cl_case_result *find_case(cl_result *r, const char *name)
+{
+    for (int i = 0; i < r->ncases; i++)
+        if (!strcmp(r->cases[i].name, name))
+            return &r->cases[i];
+    return NULL;
+}
+
+static void absorb_cases(cl_result *r, json_t *cases)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(cases, i, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        if (!name || r->ncases >= CL_MAX_CASES)
+            continue;
+        cl_case_result *cr = &r->cases[r->ncases++];
+        memset(cr, 0, sizeof *cr);
+        cr->name = strdup(name);
+        const char *kind = json_string_value(json_object_get(c, "kind"));
+        cr->bench = kind && !strcmp(kind, "bench");
+        cr->status = jstr(c, "status");
+        cr->message = jstr(c, "message");
+        cr->where = jstr(c, "where");
+        cr->has_values = json_object_get(c, "expected") != NULL;
+        cr->expected = jnum(c, "expected");
+        cr->got = jnum(c, "got");
+        cr->shape = jstr(c, "shape");
+        cr->scaled = jstr(c, "scaled");
+        cr->ms = jnum(c, "ms");
+        json_t *b = json_object_get(c, "bench");
+        if (b) {
+            cr->runs = (int)json_integer_value(json_object_get(b, "runs"));
+            cr->batches = (int)json_integer_value(json_object_get(b, "batches"));
+            cr->off_stream = json_is_true(json_object_get(b, "off_stream"));
+            cr->median_ms = jnum(b, "median_ms");
+            cr->min_ms = jnum(b, "min_ms");
+            cr->max_ms = jnum(b, "max_ms");
+            cr->p10_ms = jnum(b, "p10_ms");
+            cr->p90_ms = jnum(b, "p90_ms");
+            cr->bytes = jnum(b, "bytes");
+            cr->flops = jnum(b, "flops");
+            cr->items = jnum(b, "items");
+            cr->items_unit = jstr(b, "items_unit");
+            json_t *d = json_object_get(b, "dims");
+            for (size_t k = 0; k < json_array_size(d) && k < 4; k++)
+                cr->dims[cr->ndims++] = (long long)json_integer_value(json_array_get(d, k));
+        }
+    }
+}
+
+static void keep_output(cl_result *r, const run_out *ro)
+{
+    if (!ro->proc.output_len)
+        return;
+    cl_strbuf sb;
+    cl_sb_init(&sb);
+    if (r->output)
+        cl_sb_append(&sb, r->output);
+    cl_sb_append(&sb, ro->proc.output);
+    if (ro->proc.output_dropped)
+        cl_sb_printf(&sb, "\n[... %zu more bytes of output not kept]\n", ro->proc.output_dropped);
+    free(r->output);
+    r->output = cl_sb_take(&sb);
+}
+
+static int case_severity(const char *status)
+{
+    if (!status) return 0;
+    if (!strcmp(status, "cuda_error")) return 5;
+    if (!strcmp(status, "out_of_bounds")) return 4;
+    if (!strcmp(status, "wrong")) return 3;
+    if (!strcmp(status, "error")) return 2;
+    if (!strcmp(status, "not_run")) return 1;
+    return 0;
+}
+
+/* Turns one runner process into a verdict. Returns 0 when every case it ran passed. */
+static int judge_run(grader *g, run_out *ro, int bench)
+{
+    cl_result *r = g->r;
+    if (ro->gpu[0]) {
+        snprintf(r->gpu, sizeof r->gpu, "%s", ro->gpu);
+        snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", ro->uuid);
+    }
+    keep_output(r, ro);
+    const char *where = g->last_case[0] ? g->last_case : NULL;
+    /* libraries first: a banned library taints everything after it */
+    size_t i;
+    json_t *l;
+    json_array_foreach(ro->libs, i, l) {
+        const char *name = json_string_value(l);
+        if (!name)
+            continue;
+        if (r->nlibs < 32 && !list_has((const char *const *)r->libs, name))
+            r->libs[r->nlibs++] = strdup(name);
+        const char *b = banned_lib(g, name);
+        if (b) {
+            cl_result_set(r, CL_V_BANNED, "the solution loaded %s while it ran (%s is not allowed in this lab)", name, b);
+            return -1;
+        }
+    }
+    if (ro->tampered) {
+        cl_result_set(r, CL_V_CRASH, "the verdict channel was tampered with (%s): the run is void", ro->tamper_why);
+        return -1;
+    }
+    if (!ro->have_done) {
+        char how[256];
+        cl_proc_describe(&ro->proc, ro->timeout, how, sizeof how);
+        if (ro->proc.timed_out)
+            cl_result_set(r, CL_V_TIMEOUT, "%s%s%s", how, where ? " in case " : "", where ? where : "");
+        else if (ro->proc.signaled)
+            cl_result_set(r, CL_V_CRASH, "the solution crashed: %s%s%s", how, where ? " in case " : "",
+                          where ? where : "");
+        else
+            cl_result_set(r, CL_V_CRASH,
+                          "the run ended without a verdict (%s)%s%s: a solution must not exit the process",
+                          how, where ? " in case " : "", where ? where : "");
+        absorb_cases(r, ro->cases);
+        return -1;
+    }
+    if (!strcmp(ro->done_status, "missing_symbol")) {
+        cl_result_set(r, CL_V_MISSING_SYMBOL, "%s", ro->done_message ? ro->done_message : "entry point not found");
+        return -1;
+    }
+    if (!strcmp(ro->done_status, "load_error")) {
+        cl_result_set(r, CL_V_CRASH, "the solution could not be loaded: %s", ro->done_message ? ro->done_message : "");
+        return -1;
+    }
+    if (!strcmp(ro->done_status, "no_device")) {
+        cl_result_set(r, CL_V_NO_DEVICE, "%s", ro->done_message ? ro->done_message : "no GPU");
+        return -1;
+    }
+    if (!strcmp(ro->done_status, "error")) {
+        cl_result_set(r, CL_V_ERROR, "%s", ro->done_message ? ro->done_message : "runner error");
+        return -1;
+    }
+    int first = r->ncases;
+    absorb_cases(r, ro->cases);
+    /* the worst case decides; ties go to the first in lab.yaml order */
+    int worst = 0;
+    cl_case_result *wc = NULL;
+    for (int k = first; k < r->ncases; k++) {
+        cl_case_result *c = &r->cases[k];
+        if (!c->bench) {
+            r->total++;
+            r->passed += c->status && !strcmp(c->status, "pass");
+        }
+        int s = case_severity(c->status);
+        if (s > worst) {
+            worst = s;
+            wc = c;
+        }
+    }
+    if (wc) {
+        static const cl_verdict map[] = {CL_V_CORRECT, CL_V_ERROR, CL_V_ERROR, CL_V_WRONG, CL_V_OUT_OF_BOUNDS,
+                                         CL_V_CUDA_ERROR};
+        cl_verdict v = map[worst];
+        if (v == CL_V_ERROR && !strcmp(wc->status, "not_run"))
+            v = CL_V_CUDA_ERROR;
+        cl_result_set(r, v, "case '%s': %s", wc->name, wc->message ? wc->message : wc->status);
+        return -1;
+    }
+    if (bench) {
+        for (int k = first; k < r->ncases; k++)
+            if (r->cases[k].bench && r->cases[k].off_stream) {
+                cl_result_set(r, CL_V_OFF_STREAM,
+                              "case '%s': work kept running after the given stream finished: launch every kernel on "
+                              "the stream you are given (timed with device-wide synchronisation instead)",
+                              r->cases[k].name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* ---- compute-sanitizer ---- */
+
+static void run_sanitizer(grader *g, const char *so)
+{
+    cl_result *r = g->r;
+    const char *nvcc = cl_nvcc_path();
+    char tool[CL_PATH_MAX];
+    snprintf(tool, sizeof tool, "%s", nvcc ? nvcc : "/usr/local/cuda/bin/nvcc");
+    snprintf(strrchr(tool, '/') + 1, 32, "compute-sanitizer");
+    cl_strbuf report;
+    cl_sb_init(&report);
+    int total_errors = 0;
+    const char *tools[] = {"memcheck", "racecheck"};
+    for (int t = 0; t < 2; t++) {
+        char log[CL_PATH_MAX], cache[CL_PATH_MAX];
+        cl_err err;
+        if (cl_cache_dir(cache, sizeof cache, &err))
+            break;
+        snprintf(log, sizeof log, "%s/sanitizer-%d-%s.log", cache, (int)getpid(), tools[t]);
+        const char *wrap[] = {tool, "--tool", tools[t], "--error-exitcode", "86", "--print-limit", "20",
+                              "--log-file", log, NULL};
+        if (access(tool, X_OK) != 0) {
+            cl_sb_printf(&report, "%s: compute-sanitizer not found at %s\n", tools[t], tool);
+            break;
+        }
+        progress(g, "compute-sanitizer --tool %s", tools[t]);
+        run_out ro;
+        if (run_runner(g, so, "test", 1, wrap, tools[t], &ro))
+            break;
+        char *text = NULL;
+        size_t n = 0;
+        int errors = -1;
+        if (cl_read_file(log, 16u << 20, &text, &n, &err) == 0) {
+            const char *s = strstr(text, "ERROR SUMMARY:");
+            if (s)
+                errors = atoi(s + strlen("ERROR SUMMARY:"));
+        }
+        unlink(log);
+        if (errors < 0 && !ro.have_done) {
+            char how[256];
+            cl_proc_describe(&ro.proc, ro.timeout, how, sizeof how);
+            cl_sb_printf(&report, "%s: the run ended without a verdict (%s)\n", tools[t], how);
+            total_errors++;
+        } else if (errors > 0) {
+            total_errors += errors;
+            cl_sb_printf(&report, "%s: %d error%s\n", tools[t], errors, errors == 1 ? "" : "s");
+            /* keep the first findings, without the ========= prefix noise */
+            int lines = 0;
+            for (char *p = text; p && *p && lines < 24; lines++) {
+                char *eol = strchr(p, '\n');
+                if (eol) *eol = '\0';
+                const char *q = p;
+                while (*q == '=') q++;
+                while (*q == ' ') q++;
+                if (*q && !strstr(q, "ERROR SUMMARY") && strncmp(q, "COMPUTE-SANITIZER", 17))
+                    cl_sb_printf(&report, "  %s\n", q);
+                p = eol ? eol + 1 : NULL;
+            }
+        } else {
+            cl_sb_printf(&report, "%s: no errors\n", tools[t]);
+        }
+        free(text);
+        run_out_free(&ro);
+    }
+    r->did_sanitize = 1;
+    r->sanitizer = cl_sb_take(&report);
+    if (total_errors > 0 && r->verdict == CL_V_CORRECT)
+        cl_result_set(r, CL_V_SANITIZER, "compute-sanitizer found problems (see the sanitizer report)");
+}
+
+/* ---- bench ---- */
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static void time_reference(grader *g)
+{
+    cl_result *r = g->r;
+    char ref_src[CL_PATH_MAX];
+    snprintf(ref_src, sizeof ref_src, "%s/reference/%s.cu", cl_home_dir(), g->lab.name);
+    if (!cl_file_exists(ref_src))
+        return;
+    if (same_file(ref_src, g->o->solution)) { /* the reference against itself */
+        for (int i = 0; i < r->ncases; i++)
+            if (r->cases[i].bench)
+                r->cases[i].ref_ms = r->cases[i].median_ms;
+        return;
+    }
+    progress(g, "compiling the reference");
+    cl_compile_opts co = {ref_src, g->o->arch, g->lab.arch_suffix, g->lab.nvcc_flags, 0};
+    cl_compile_result cr;
+    cl_err err;
+    if (cl_compile(&co, &cr, &err) || !cr.ok) {
+        cl_compile_result_free(&cr);
+        return; /* no ratio then; the fraction of the ceiling still stands */
+    }
+    run_out ro;
+    if (run_runner(g, cr.so_path, "bench", 0, NULL, "timing the reference of", &ro) == 0) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(ro.cases, i, c) {
+            const char *name = json_string_value(json_object_get(c, "name"));
+            const char *st = json_string_value(json_object_get(c, "status"));
+            cl_case_result *mine = name ? find_case(r, name) : NULL;
+            if (mine && st && !strcmp(st, "pass"))
+                mine->ref_ms = jnum(json_object_get(c, "bench"), "median_ms");
+        }
+        run_out_free(&ro);
+    }
+    cl_compile_result_free(&cr);
+}
+
+static void cublas_ceilings(grader *g)
+{
+    cl_result *r = g->r;
+    long long shapes[CL_MAX_CASES][3];
+    int idx[CL_MAX_CASES], n = 0;
+    for (int i = 0; i < r->ncases; i++)
+        if (r->cases[i].bench && r->cases[i].ndims == 3) {
+            memcpy(shapes[n], r->cases[i].dims, sizeof shapes[n]);
+            idx[n++] = i;
+        }
+    if (!n)
+        return;
+    progress(g, "timing cuBLAS on the same shapes (in its own process)");
+    double tf[CL_MAX_CASES] = {0};
+    cl_err err;
+    if (cl_cublas_tflops(n, (const long long (*)[3])shapes, tf, &err))
+        return;
+    for (int k = 0; k < n; k++)
+        r->cases[idx[k]].ceiling = tf[k];
+}
+
+/* ---- the whole thing ---- */
+
+int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
+{
+    cl_result_init(r);
+    struct timespec ts0;
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
+    grader g = {.o = o, .r = r};
+    r->seed = o->have_seed ? o->seed : random_seed();
+    snprintf(r->lab, sizeof r->lab, "%s", o->lab);
+    snprintf(r->solution, sizeof r->solution, "%s", o->solution);
+    if (o->runner)
+        snprintf(g.runner, sizeof g.runner, "%s", o->runner);
+    else
+        snprintf(g.runner, sizeof g.runner, "%s/cudalab-run", cl_exe_dir());
+    if (cl_lab_load(cl_home_dir(), o->lab, &g.lab, err))
+        return -1;
+    snprintf(r->title, sizeof r->title, "%s", g.lab.title.en);
+    r->metric = (int)g.lab.metric;
+    int want_bench = o->bench;
+    int want_test = o->test || o->bench;
+    r->did_test = want_test;
+
+    const char *so = o->solution;
+    cl_compile_result cr;
+    memset(&cr, 0, sizeof cr);
+    if (check_source(&g))
+        goto done;
+    size_t sl = strlen(o->solution);
+    int prebuilt = o->allow_prebuilt && sl > 3 && !strcmp(o->solution + sl - 3, ".so");
+    if (!prebuilt) {
+        progress(&g, "compiling %s", o->solution);
+        cl_compile_opts co = {o->solution, o->arch, g.lab.arch_suffix, g.lab.nvcc_flags, o->sanitize};
+        if (cl_compile(&co, &cr, err)) {
+            cl_result_set(r, CL_V_ERROR, "%s", err->msg);
+            goto done;
+        }
+        r->compile_cached = cr.cached;
+        r->compile_s = cr.seconds;
+        snprintf(r->arch, sizeof r->arch, "%s", cr.arch);
+        r->compile_log = dup_or_null(cr.log);
+        if (!cr.ok) {
+            cl_result_set(r, CL_V_COMPILE_ERROR, "nvcc failed (%s)", cr.arch);
+            r->detail = dup_or_null(cr.log);
+            goto done;
+        }
+        r->compiled = 1;
+        so = cr.so_path;
+    } else {
+        r->compiled = 1;
+    }
+    if (check_binary(&g, so))
+        goto done;
+    if (g.lab.metric == CL_METRIC_TFLOPS && !prebuilt)
+        r->tensor_cores = has_tensor_core_code(so);
+
+    if (!want_test) {
+        cl_result_set(r, CL_V_CORRECT, "%s", cr.note[0] ? cr.note : "ready to test on a GPU of this architecture");
+        goto done;
+    }
+    if (access(g.runner, X_OK) != 0) {
+        cl_result_set(r, CL_V_NO_DEVICE, "compiled for %s; this build has no runner (no CUDA): cannot run it",
+                      r->arch[0] ? r->arch : "?");
+        goto done;
+    }
+    if (!o->runner && !prebuilt) {
+        cl_gpu_info gpu;
+        cl_detect_gpu(&gpu);
+        if (!gpu.present) {
+            cl_result_set(r, CL_V_NO_DEVICE, "compiled for %s; there is no GPU here to run it%s%s", cr.arch,
+                          cr.note[0] ? " (" : "", cr.note[0] ? "no GPU found)" : "");
+            goto done;
+        }
+    }
+
+    /* correctness */
+    run_out ro;
+    if (run_runner(&g, so, "test", 0, NULL, "testing", &ro))
+        goto done;
+    int bad = judge_run(&g, &ro, 0);
+    run_out_free(&ro);
+    if (bad)
+        goto done;
+    cl_result_set(r, CL_V_CORRECT, "all %d correctness cases passed", r->total);
+    if (o->sanitize)
+        run_sanitizer(&g, so);
+    if (!want_bench || r->verdict != CL_V_CORRECT)
+        goto done;
+
+    /* performance */
+    r->did_bench = 1;
+    if (run_runner(&g, so, "bench", 0, NULL, "benchmarking", &ro))
+        goto done;
+    int host = ro.host;
+    bad = judge_run(&g, &ro, 1);
+    run_out_free(&ro);
+    if (bad)
+        goto done;
+    cl_ceilings ceil;
+    memset(&ceil, 0, sizeof ceil);
+    if (!host) { /* the host test backend has no ceilings to compare with */
+        if (cl_ceilings_get(0, &ceil, o->progress, o->ctx, err)) {
+            cl_result_set(r, CL_V_ERROR, "cannot measure this GPU's ceilings: %s", err->msg);
+            goto done;
+        }
+        r->copy_gbps = ceil.copy_gbps;
+        r->fp16_tflops = ceil.fp16_tflops;
+        if (!o->no_reference)
+            time_reference(&g);
+        if (g.lab.ceiling == CL_CEIL_CUBLAS)
+            cublas_ceilings(&g);
+    }
+    cl_score_bench(&g.lab, r, ceil.copy_gbps);
+    if (!r->tier)
+        cl_result_set(r, CL_V_CORRECT, "correct; no ceiling to compare the speed with");
+done:
+    cl_score_total(&g.lab, r);
+    if (r->verdict == CL_V_SLOW)
+        cl_result_set(r, CL_V_SLOW, "correct, but below the pass tier (%.0f%% of %s)", g.lab.tier_pass * 100,
+                      cl_ceiling_name(g.lab.ceiling));
+    else if (r->verdict >= CL_V_PASS)
+        cl_result_set(r, r->verdict, "correct, %s tier", cl_verdict_name(r->verdict));
+    if (r->tensor_cores == 0) { /* the lab is about Tensor Cores: say so whatever the verdict */
+        char *m = r->message;
+        cl_strbuf sb;
+        cl_sb_init(&sb);
+        cl_sb_printf(&sb, "%s%snote: no Tensor Core instructions (HMMA/HGMMA) in its machine code", m ? m : "",
+                     m ? "; " : "");
+        free(m);
+        r->message = cl_sb_take(&sb);
+    }
+    cl_compile_result_free(&cr);
+    struct timespec ts1;
+    clock_gettime(CLOCK_MONOTONIC, &ts1);
+    r->seconds = (double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9;
+    cl_lab_free(&g.lab);
+    return 0;
+}

@@ -1,1 +1,0 @@
-typedef int cudalab_grader_placeholder;

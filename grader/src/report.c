@@ -1,0 +1,384 @@
+/* report.c: the three faces of a result: terminal text, JSON and JUnit XML. */
+#include "grader/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "paths.h"
+#include "strbuf.h"
+#include "term.h"
+
+/* ---- JSON ---- */
+
+static void set_str(json_t *o, const char *k, const char *v)
+{
+    if (!v)
+        return;
+    char *copy = strdup(v);
+    if (!copy)
+        return;
+    cl_utf8_scrub(copy); /* a solution's output may be any bytes */
+    json_object_set_new(o, k, json_string(copy));
+    free(copy);
+}
+
+static void set_num(json_t *o, const char *k, double v)
+{
+    if (isfinite(v))
+        json_object_set_new(o, k, json_real(v));
+    else
+        json_object_set_new(o, k, json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"));
+}
+
+static json_t *case_to_json(const cl_case_result *c)
+{
+    json_t *o = json_object();
+    set_str(o, "name", c->name);
+    set_str(o, "kind", c->bench ? "bench" : "test");
+    set_str(o, "status", c->status);
+    set_str(o, "message", c->message);
+    set_str(o, "where", c->where);
+    if (c->has_values) {
+        set_num(o, "expected", c->expected);
+        set_num(o, "got", c->got);
+    }
+    set_str(o, "shape", c->shape);
+    set_str(o, "scaled", c->scaled);
+    if (c->bench && c->runs) {
+        json_t *b = json_object();
+        json_object_set_new(b, "runs", json_integer(c->runs));
+        json_object_set_new(b, "batches", json_integer(c->batches));
+        set_num(b, "median_ms", c->median_ms);
+        set_num(b, "min_ms", c->min_ms);
+        set_num(b, "max_ms", c->max_ms);
+        set_num(b, "p10_ms", c->p10_ms);
+        set_num(b, "p90_ms", c->p90_ms);
+        set_num(b, "bytes", c->bytes);
+        set_num(b, "flops", c->flops);
+        if (c->items > 0) {
+            set_num(b, "items", c->items);
+            set_str(b, "items_unit", c->items_unit);
+        }
+        set_num(b, "metric", c->metric);
+        set_num(b, "ceiling", c->ceiling);
+        set_num(b, "fraction", c->fraction);
+        if (c->ref_ms > 0) {
+            set_num(b, "reference_ms", c->ref_ms);
+            set_num(b, "vs_reference", c->ref_ratio);
+        }
+        set_str(b, "tier", c->tier);
+        json_object_set_new(b, "off_stream", json_boolean(c->off_stream));
+        json_object_set_new(o, "bench", b);
+    } else if (!c->bench) {
+        set_num(o, "ms", c->ms);
+    }
+    return o;
+}
+
+json_t *cl_result_to_json(const cl_result *r)
+{
+    json_t *o = json_object();
+    set_str(o, "lab", r->lab);
+    set_str(o, "title", r->title);
+    set_str(o, "metric", cl_metric_name((cl_metric)r->metric));
+    set_str(o, "solution", r->solution);
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    set_str(o, "verdict", cl_verdict_name(r->verdict));
+    set_str(o, "message", r->message);
+    set_str(o, "detail", r->detail);
+    set_num(o, "score", r->score);
+    set_num(o, "max_score", r->max_score);
+    set_str(o, "tier", r->tier);
+    json_object_set_new(o, "passed", json_integer(r->passed));
+    json_object_set_new(o, "total", json_integer(r->total));
+    json_t *comp = json_object();
+    json_object_set_new(comp, "ok", json_boolean(r->compiled));
+    json_object_set_new(comp, "cached", json_boolean(r->compile_cached));
+    set_num(comp, "seconds", r->compile_s);
+    set_str(comp, "arch", r->arch[0] ? r->arch : NULL);
+    set_str(comp, "log", r->compile_log);
+    json_object_set_new(o, "compile", comp);
+    if (r->tensor_cores >= 0)
+        json_object_set_new(o, "tensor_cores", json_boolean(r->tensor_cores));
+    if (r->gpu[0]) {
+        json_t *d = json_object();
+        set_str(d, "name", r->gpu);
+        set_str(d, "uuid", r->gpu_uuid);
+        if (r->copy_gbps > 0)
+            set_num(d, "copy_gbps", r->copy_gbps);
+        if (r->fp16_tflops > 0)
+            set_num(d, "fp16_tflops", r->fp16_tflops);
+        json_object_set_new(o, "device", d);
+    }
+    json_t *cases = json_array();
+    for (int i = 0; i < r->ncases; i++)
+        json_array_append_new(cases, case_to_json(&r->cases[i]));
+    json_object_set_new(o, "cases", cases);
+    json_t *libs = json_array();
+    for (int i = 0; i < r->nlibs; i++)
+        json_array_append_new(libs, json_string(r->libs[i]));
+    json_object_set_new(o, "libraries_loaded", libs);
+    set_str(o, "sanitizer", r->sanitizer);
+    set_str(o, "output", r->output);
+    set_num(o, "seconds", r->seconds);
+    json_object_set_new(o, "cudalab_version", json_string(CUDALAB_VERSION));
+    json_object_set_new(o, "graded_at", json_integer((json_int_t)time(NULL)));
+    return o;
+}
+
+/* ---- text ---- */
+
+static cl_color verdict_color(cl_verdict v)
+{
+    if (v >= CL_V_PASS || v == CL_V_CORRECT) return CL_GREEN;
+    if (v == CL_V_SLOW || v == CL_V_NO_DEVICE) return CL_YELLOW;
+    return CL_RED;
+}
+
+static void fmt_metric(const cl_result *r, const cl_case_result *c, char *out, size_t n)
+{
+    double s = c->median_ms * 1e-3;
+    switch (r->metric) {
+    case CL_METRIC_BANDWIDTH: snprintf(out, n, "%.0f GB/s", c->bytes / s / 1e9); break;
+    case CL_METRIC_TFLOPS: snprintf(out, n, "%.1f TFLOP/s", c->flops / s / 1e12); break;
+    case CL_METRIC_THROUGHPUT:
+        snprintf(out, n, "%.3g %s/s", c->items / s, c->items_unit && *c->items_unit ? c->items_unit : "items");
+        break;
+    default: snprintf(out, n, "%.3f ms", c->median_ms); break;
+    }
+}
+
+static void print_output_tail(const cl_result *r, FILE *f)
+{
+    if (!r->output || !*r->output)
+        return;
+    size_t len = strlen(r->output);
+    const char *start = len > 1500 ? r->output + len - 1500 : r->output;
+    fprintf(f, "  %soutput of the solution%s%s:\n", cl_c(f, CL_DIM), len > 1500 ? " (last 1500 bytes)" : "",
+            cl_c0(f));
+    for (const char *p = start; *p;) {
+        const char *eol = strchr(p, '\n');
+        int n = eol ? (int)(eol - p) : (int)strlen(p);
+        fprintf(f, "    %.*s\n", n, p);
+        p += n + (eol ? 1 : 0);
+    }
+}
+
+void cl_report_text(const cl_result *r, FILE *f, int verbose)
+{
+    const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *R = cl_c(f, CL_RED), *G = cl_c(f, CL_GREEN),
+               *Z = cl_c0(f);
+    fprintf(f, "%s%s%s  %s   %sseed %llu%s\n", B, r->lab, Z, r->title, D, (unsigned long long)r->seed, Z);
+    if (r->compiled && r->arch[0])
+        fprintf(f, "  compile      %sok%s  %s%s\n", G, Z, r->arch, r->compile_cached ? " (cached)" : "");
+    if (r->verdict == CL_V_COMPILE_ERROR && r->detail) {
+        fprintf(f, "  compile      %sfailed%s\n", R, Z);
+        fputs(r->detail, f);
+        if (r->detail[0] && r->detail[strlen(r->detail) - 1] != '\n')
+            fputc('\n', f);
+    }
+    if (r->tensor_cores >= 0)
+        fprintf(f, "  tensor cores %s%s%s\n", r->tensor_cores ? G : R,
+                r->tensor_cores ? "HMMA/HGMMA instructions present" : "none: no HMMA/HGMMA instructions", Z);
+    if (r->total > 0) {
+        fprintf(f, "  correctness  %s%d/%d%s cases passed\n", r->passed == r->total ? G : R, r->passed, r->total, Z);
+        for (int i = 0; i < r->ncases; i++) {
+            const cl_case_result *c = &r->cases[i];
+            if (c->bench)
+                continue;
+            int ok = c->status && !strcmp(c->status, "pass");
+            if (ok && !verbose)
+                continue;
+            fprintf(f, "    %s%-4s%s %s", ok ? G : R, ok ? "ok" : "FAIL", Z, c->name);
+            if (c->shape && verbose)
+                fprintf(f, " %s(%s)%s", D, c->shape, Z);
+            if (!ok) {
+                fprintf(f, ": %s", c->message ? c->message : c->status);
+                if (c->has_values)
+                    fprintf(f, "\n         at %s: expected %.9g, got %.9g", c->where ? c->where : "?", c->expected,
+                            c->got);
+            }
+            fputc('\n', f);
+            if (c->scaled && (verbose || !ok))
+                fprintf(f, "         %s%s%s\n", D, c->scaled, Z);
+        }
+    }
+    if (r->sanitizer)
+        fprintf(f, "  sanitizer\n%s", r->sanitizer);
+    int header = 0;
+    for (int i = 0; i < r->ncases; i++) {
+        const cl_case_result *c = &r->cases[i];
+        if (!c->bench)
+            continue;
+        if (!header) {
+            fprintf(f, "  performance  %s", r->gpu);
+            if (r->copy_gbps > 0)
+                fprintf(f, " %s(copy bandwidth %.0f GB/s)%s", D, r->copy_gbps, Z);
+            fprintf(f, "\n    %s%-22s %-26s %-16s %-10s %-9s %s%s\n", D, "case", "median [min - max] ms", "metric",
+                    "of ceiling", "vs ref", "tier", Z);
+            header = 1;
+        }
+        if (c->runs == 0) {
+            fprintf(f, "    %-22s %s%s%s: %s\n", c->name, R, c->status ? c->status : "?", Z, c->message ? c->message : "");
+            continue;
+        }
+        char metric[64], range[64], frac[32] = "-", ref[32] = "-";
+        fmt_metric(r, c, metric, sizeof metric);
+        snprintf(range, sizeof range, "%.4g [%.4g - %.4g]", c->median_ms, c->min_ms, c->max_ms);
+        if (c->ceiling > 0)
+            snprintf(frac, sizeof frac, "%.1f%%", c->fraction * 100);
+        if (c->ref_ms > 0)
+            snprintf(ref, sizeof ref, "%.2fx", c->ref_ratio);
+        const char *tc = c->tier && !strcmp(c->tier, "slow") ? R : G;
+        fprintf(f, "    %-22s %-26s %-16s %-10s %-9s %s%s%s\n", c->name, range, metric, frac, ref, tc,
+                c->tier ? c->tier : "-", Z);
+        if (c->scaled)
+            fprintf(f, "      %s%s%s\n", D, c->scaled, Z);
+    }
+    if (!cl_verdict_ok(r->verdict) && r->verdict != CL_V_COMPILE_ERROR)
+        print_output_tail(r, f);
+    if (!r->did_test && r->verdict == CL_V_CORRECT) { /* cudalab compile */
+        fprintf(f, "  result       %scompiled%s  %s\n", G, Z, r->message ? r->message : "");
+        return;
+    }
+    cl_strbuf v;
+    cl_sb_init(&v);
+    for (const char *p = cl_verdict_name(r->verdict); *p; p++)
+        cl_sb_printf(&v, "%c", (*p >= 'a' && *p <= 'z') ? *p - 32 : *p == '_' ? ' ' : *p);
+    fprintf(f, "  verdict      %s%s%s%s", B, cl_c(f, verdict_color(r->verdict)), cl_sb_str(&v), Z);
+    cl_sb_free(&v);
+    if (r->message)
+        fprintf(f, "  %s", r->message);
+    fputc('\n', f);
+    if (r->did_test && r->max_score > 0 && r->verdict != CL_V_ERROR && r->verdict != CL_V_NO_DEVICE)
+        fprintf(f, "  score        %.1f / %.0f   %s(reproduce with --seed %llu)%s\n", r->score, r->max_score, D,
+                (unsigned long long)r->seed, Z);
+}
+
+/* ---- JUnit ---- */
+
+static void xml_escape(cl_strbuf *sb, const char *text)
+{
+    if (!text)
+        return;
+    char *copy = strdup(text), *s = copy;
+    if (!copy)
+        return;
+    cl_utf8_scrub(copy);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '<': cl_sb_append(sb, "&lt;"); break;
+        case '>': cl_sb_append(sb, "&gt;"); break;
+        case '&': cl_sb_append(sb, "&amp;"); break;
+        case '"': cl_sb_append(sb, "&quot;"); break;
+        case '\'': cl_sb_append(sb, "&apos;"); break;
+        default:
+            if (ch < 0x20 && ch != '\n' && ch != '\t' && ch != '\r')
+                cl_sb_append(sb, "?"); /* XML 1.0 allows no other control characters, escaped or not */
+            else
+                cl_sb_appendn(sb, (const char *)&ch, 1);
+        }
+    }
+    free(copy);
+}
+
+static void junit_case(cl_strbuf *sb, const char *suite, const char *name, double secs, const char *failure_type,
+                       const char *message, const char *body)
+{
+    cl_sb_append(sb, "    <testcase classname=\"");
+    xml_escape(sb, suite);
+    cl_sb_append(sb, "\" name=\"");
+    xml_escape(sb, name);
+    cl_sb_printf(sb, "\" time=\"%.3f\"", secs);
+    if (!failure_type) {
+        cl_sb_append(sb, "/>\n");
+        return;
+    }
+    cl_sb_append(sb, ">\n      <failure type=\"");
+    xml_escape(sb, failure_type);
+    cl_sb_append(sb, "\" message=\"");
+    xml_escape(sb, message ? message : failure_type);
+    cl_sb_append(sb, "\">");
+    xml_escape(sb, body ? body : message);
+    cl_sb_append(sb, "</failure>\n    </testcase>\n");
+}
+
+int cl_report_junit(const cl_result *const *rs, const char *const *names, int n, const char *path, cl_err *err)
+{
+    cl_strbuf sb;
+    cl_sb_init(&sb);
+    int tests = 0, failures = 0;
+    cl_strbuf body;
+    cl_sb_init(&body);
+    for (int k = 0; k < n; k++) {
+        const cl_result *r = rs[k];
+        const char *suite = names && names[k] ? names[k] : r->lab;
+        int st = 0, sf = 0;
+        cl_strbuf cases;
+        cl_sb_init(&cases);
+        /* compile */
+        st++;
+        if (r->verdict == CL_V_COMPILE_ERROR || r->verdict == CL_V_BANNED || r->verdict == CL_V_MISSING_SYMBOL) {
+            sf++;
+            junit_case(&cases, suite, "compile", r->compile_s, cl_verdict_name(r->verdict), r->message,
+                       r->detail ? r->detail : r->message);
+        } else {
+            junit_case(&cases, suite, "compile", r->compile_s, NULL, NULL, NULL);
+        }
+        for (int i = 0; i < r->ncases; i++) {
+            const cl_case_result *c = &r->cases[i];
+            char name[300];
+            snprintf(name, sizeof name, "%s %s", c->bench ? "bench" : "test", c->name);
+            st++;
+            int ok = c->status && !strcmp(c->status, "pass");
+            if (ok && c->bench && c->tier && !strcmp(c->tier, "slow"))
+                ok = 0;
+            if (ok) {
+                junit_case(&cases, suite, name, c->bench ? c->median_ms * 1e-3 : c->ms * 1e-3, NULL, NULL, NULL);
+            } else {
+                sf++;
+                char msg[1024];
+                if (c->has_values)
+                    snprintf(msg, sizeof msg, "%s (at %s: expected %.9g, got %.9g)", c->message ? c->message : "",
+                             c->where ? c->where : "?", c->expected, c->got);
+                else if (c->bench && c->tier)
+                    snprintf(msg, sizeof msg, "%.1f%% of the ceiling: below the pass tier", c->fraction * 100);
+                else
+                    snprintf(msg, sizeof msg, "%s", c->message ? c->message : (c->status ? c->status : "failed"));
+                junit_case(&cases, suite, name, c->ms * 1e-3, c->status ? c->status : "failed", msg, msg);
+            }
+        }
+        /* the overall verdict, so a crash or timeout with no case lines still fails */
+        st++;
+        if (cl_verdict_ok(r->verdict) && r->verdict != CL_V_SLOW) {
+            junit_case(&cases, suite, "verdict", r->seconds, NULL, NULL, NULL);
+        } else {
+            sf++;
+            junit_case(&cases, suite, "verdict", r->seconds, cl_verdict_name(r->verdict), r->message, r->output);
+        }
+        cl_sb_append(&body, "  <testsuite name=\"");
+        xml_escape(&body, suite);
+        cl_sb_printf(&body, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", st, sf, r->seconds);
+        cl_sb_printf(&body, "    <properties><property name=\"seed\" value=\"%llu\"/>"
+                            "<property name=\"score\" value=\"%.2f\"/><property name=\"max_score\" value=\"%.2f\"/>"
+                            "<property name=\"verdict\" value=\"%s\"/></properties>\n",
+                     (unsigned long long)r->seed, r->score, r->max_score, cl_verdict_name(r->verdict));
+        cl_sb_append(&body, cl_sb_str(&cases));
+        cl_sb_append(&body, "  </testsuite>\n");
+        cl_sb_free(&cases);
+        tests += st;
+        failures += sf;
+    }
+    cl_sb_printf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab\" tests=\"%d\" "
+                      "failures=\"%d\" errors=\"0\">\n",
+                 tests, failures);
+    cl_sb_append(&sb, cl_sb_str(&body));
+    cl_sb_append(&sb, "</testsuites>\n");
+    cl_sb_free(&body);
+    int rc = cl_write_file_atomic(path, sb.data, sb.len, err);
+    cl_sb_free(&sb);
+    return rc;
+}

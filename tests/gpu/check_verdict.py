@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""check_verdict.py: grade one solution with cudalab and check the verdict (GPU suite).
+
+  check_verdict.py CUDALAB LAB SOLUTION EXPECTED [--message SUBSTR] [--mode test|submit]
+                   [--timeout S] [--min-fraction F]
+  check_verdict.py CUDALAB LAB SOLUTION --from-file     (EXPECTED from '// expect:' lines)
+
+Exits 77 (ctest: SKIPPED) when no GPU is visible, 0 when the verdict matches, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def gpu_present() -> bool:
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+def expectations(path):
+    text = open(path, encoding="utf-8", errors="replace").read()
+    verdict = re.search(r"^//\s*expect:\s*(\S+)", text, re.M)
+    message = re.search(r"^//\s*expect-message:\s*(.+?)\s*$", text, re.M)
+    return (verdict.group(1) if verdict else None, message.group(1) if message else None)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cudalab")
+    ap.add_argument("lab")
+    ap.add_argument("solution")
+    ap.add_argument("expected", nargs="?")
+    ap.add_argument("--from-file", action="store_true")
+    ap.add_argument("--message")
+    ap.add_argument("--mode", default="submit")
+    ap.add_argument("--timeout", type=float)
+    ap.add_argument("--extra", action="append", default=[],
+                    help="an extra cudalab option, e.g. --extra=--arch=sm_90")
+    args = ap.parse_args()
+
+    expected, message = args.expected, args.message
+    if args.from_file:
+        expected, message = expectations(args.solution)
+        if not expected:
+            print(f"{args.solution}: no '// expect: <verdict>' line")
+            return 1
+    if args.mode == "compile" and not shutil.which(os.environ.get("CUDALAB_NVCC", "nvcc")) \
+            and not os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
+        print("SKIPPED: no nvcc on this machine")
+        return SKIP
+    if args.mode != "compile" and not gpu_present():
+        print("SKIPPED: no GPU visible (nvidia-smi -L found none)")
+        return SKIP
+
+    env = dict(os.environ)
+    state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")
+    env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
+    env["CUDALAB_DB"] = os.path.join(state, "progress.db")
+    cmd = [args.cudalab, args.mode, args.lab, args.solution, "--json", "--no-color"] + args.extra
+    if args.timeout:
+        cmd += ["--timeout", str(args.timeout)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    shutil.rmtree(state, ignore_errors=True)
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        print(f"cudalab printed no JSON report (exit {proc.returncode})")
+        print(proc.stdout[-3000:], proc.stderr[-3000:])
+        return 1
+    got = report.get("verdict")
+    ok = got == expected
+    if ok and message and message not in (report.get("message") or ""):
+        ok = False
+    summary = f"{args.lab} {os.path.basename(args.solution)}: verdict {got} (expected {expected})"
+    print(summary)
+    print(f"  message: {report.get('message')}")
+    for case in report.get("cases", []):
+        bench = case.get("bench")
+        if bench:
+            print(f"  bench {case['name']}: {bench.get('median_ms', 0):.4f} ms, "
+                  f"{100 * (bench.get('fraction') or 0):.1f}% of ceiling, tier {bench.get('tier')}")
+        elif case.get("status") != "pass":
+            print(f"  case {case['name']}: {case.get('status')}: {case.get('message')}")
+    print(f"  seed {report.get('seed')}, {report.get('seconds', 0):.1f} s")
+    if not ok:
+        if message:
+            print(f"  wanted a message containing: {message}")
+        print("  output:", (report.get("output") or "")[-1500:])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
