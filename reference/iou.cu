@@ -2,8 +2,8 @@
  *
  * What bounds it: the output. At 4096 x 50000 the kernel reads 0.9 MB of boxes and writes
  * 819 MB, so it is a store-bandwidth kernel and the target is the device's copy rate.
- * The arithmetic (about 20 instructions an element, one IEEE division) hides under the
- * stores as long as each thread has several independent results in flight.
+ * At ~3 TB/s the stores take ~0.3 ms, in which an H100 issues only ~40 instructions per
+ * output element at best, so the arithmetic has to stay lean to hide under the stores.
  *
  * Techniques, and why:
  * - One thread computes 4 adjacent outputs and writes them with ONE 16-byte store
@@ -22,18 +22,41 @@
  * - a[i] is one broadcast float4 load per row; b boxes are read once per block.
  * - Streaming stores (__stcs, evict-first): the output is never re-read, so it should not
  *   push the boxes out of L2.
- * - The arithmetic is the README's formula with __fsub_rn/__fmul_rn/__fadd_rn/__fdiv_rn:
- *   these are never fused into FMAs, so the result is bit-identical to the CPU reference
- *   (identical boxes give exactly 1, touching boxes exactly 0).
+ * - The division is __fdividef (a reciprocal and a multiply, <= 2 ulp) instead of the
+ *   IEEE division (about 8 instructions with a range check and a slow path): the IEEE
+ *   division alone costs about as many instructions as the rest of the IoU. Everything
+ *   else is the README's formula with __fsub_rn/__fmul_rn/__fadd_rn (never contracted into
+ *   FMAs), so the only difference from the CPU reference is the last rounding: within
+ *   2 ulp, far inside the lab's tolerance (identical boxes give 1 within 1 ulp; an IoU of
+ *   0 is exactly 0). __fdividef needs union < 2^126: boxes with |coordinates| < 2^62.
  *
- * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I labs/include reference/iou.cu */
+ * Knobs for the measurements in docs/PERFORMANCE.md (defaults are the reference):
+ * IOU_ROWS (rows per thread), IOU_UNROLL (rows per loop iteration), IOU_IEEE_DIV
+ * (1: __fdiv_rn), IOU_STREAMING (0: plain
+ * stores), IOU_STORE_ONLY (1: store a constant, the store-only ceiling of this layout).
+ *
+ * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -I labs/include reference/iou.cu */
 #include <cstdint>
 #include <cstdio>
 
 #include "cudalab_lab.h"
 
 #define IOU_THREADS 256
-#define IOU_ROWS 16 /* rows of a per block: the 7 b boxes in registers are reused 16 times */
+#ifndef IOU_ROWS
+#define IOU_ROWS 16 /* rows of a per thread: the 7 b boxes in registers are reused 16 times */
+#endif
+#ifndef IOU_UNROLL
+#define IOU_UNROLL 2 /* rows in flight per loop iteration */
+#endif
+#ifndef IOU_IEEE_DIV
+#define IOU_IEEE_DIV 0
+#endif
+#ifndef IOU_STREAMING
+#define IOU_STREAMING 1
+#endif
+#ifndef IOU_STORE_ONLY
+#define IOU_STORE_ONLY 0
+#endif
 
 __device__ __forceinline__ float area_of(float4 b)
 {
@@ -44,11 +67,28 @@ __device__ __forceinline__ float area_of(float4 b)
 
 __device__ __forceinline__ float iou_of(float4 a, float aa, float4 b, float ab)
 {
+#if IOU_STORE_ONLY
+    return 0.5f;
+#else
     float iw = fmaxf(__fsub_rn(fminf(a.z, b.z), fmaxf(a.x, b.x)), 0.0f);
     float ih = fmaxf(__fsub_rn(fminf(a.w, b.w), fmaxf(a.y, b.y)), 0.0f);
     float inter = __fmul_rn(iw, ih);
     float uni = __fsub_rn(__fadd_rn(aa, ab), inter);
+#if IOU_IEEE_DIV
     return uni > 0.0f ? __fdiv_rn(inter, uni) : 0.0f;
+#else
+    return uni > 0.0f ? __fdividef(inter, uni) : 0.0f;
+#endif
+#endif
+}
+
+/* Boxes are 16 bytes: one float4 load when the array is 16-byte aligned (the grader's
+ * buffers are), four scalar loads otherwise. */
+template <bool VEC> __device__ __forceinline__ float4 load_box(const float *p, long long k)
+{
+    if (VEC)
+        return __ldg(reinterpret_cast<const float4 *>(p) + k);
+    return make_float4(__ldg(p + 4 * k), __ldg(p + 4 * k + 1), __ldg(p + 4 * k + 2), __ldg(p + 4 * k + 3));
 }
 
 /* The thread's 4 results for row a, starting at register box K (K = 3 - s). */
@@ -60,17 +100,12 @@ __device__ __forceinline__ float iou_of(float4 a, float aa, float4 b, float ab)
         v.w = iou_of(ai, aa, bx[(K) + 3], ba[(K) + 3]);                             \
     } while (0)
 
-/* Boxes are 16 bytes: one float4 load when the array is 16-byte aligned (the grader's
- * buffers are), four scalar loads otherwise. */
-template <bool VEC> __device__ __forceinline__ float4 load_box(const float *p, long long k)
-{
-    if (VEC)
-        return __ldg(reinterpret_cast<const float4 *>(p) + k);
-    return make_float4(__ldg(p + 4 * k), __ldg(p + 4 * k + 1), __ldg(p + 4 * k + 2), __ldg(p + 4 * k + 3));
-}
+constexpr int kUnroll = IOU_UNROLL;
 
+/* 4 blocks of 256 threads per SM: at most 64 registers, so ptxas keeps the 7 boxes and
+ * two rows in flight without spilling. */
 template <bool VEC>
-__global__ void __launch_bounds__(IOU_THREADS)
+__global__ void __launch_bounds__(IOU_THREADS, 4)
 iou_kernel(const float *__restrict__ a, int m, const float *__restrict__ b, int n,
            float *__restrict__ out)
 {
@@ -90,9 +125,11 @@ iou_kernel(const float *__restrict__ a, int m, const float *__restrict__ b, int 
         }
     }
     for (long long r0 = (long long)blockIdx.y * IOU_ROWS; r0 < m; r0 += (long long)gridDim.y * IOU_ROWS) {
-        const int rows = (int)(m - r0 < IOU_ROWS ? m - r0 : IOU_ROWS);
-        for (int r = 0; r < rows; r++) {
+#pragma unroll (kUnroll)
+        for (int r = 0; r < IOU_ROWS; r++) {
             const long long i = r0 + r;
+            if (i >= m)
+                break;
             const float4 ai = load_box<VEC>(a, i);
             const float aa = area_of(ai);
             float *row = out + i * (long long)n;
@@ -106,7 +143,11 @@ iou_kernel(const float *__restrict__ a, int m, const float *__restrict__ b, int 
             default: IOU4(0); break;
             }
             if (j0 >= 0 && j0 + 3 < n) {
+#if IOU_STREAMING
                 __stcs(reinterpret_cast<float4 *>(row + j0), v);
+#else
+                *reinterpret_cast<float4 *>(row + j0) = v;
+#endif
             } else { /* a slot across either end of the row */
                 if (j0 + 0 >= 0 && j0 + 0 < n) row[j0 + 0] = v.x;
                 if (j0 + 1 >= 0 && j0 + 1 < n) row[j0 + 1] = v.y;

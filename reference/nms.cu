@@ -15,18 +15,24 @@
  *    not overlap at all, so a warp whose 32 pairs all have an empty intersection skips
  *    the union and the division.
  * 3. The scan, sequential but small, in ONE block on the GPU (no copy of the 313 MB mask
- *    to the host, no host round trip): the removed-set is a bitmask in shared memory.
- *    Boxes are taken 64 at a time (one mask word):
- *      a. warp 0 resolves the chunk: starting from the chunk's removed word it walks only
+ *    to the host, no host round trip): the removed-set is a bitmask in shared memory, and
+ *    boxes are taken 64 at a time (one mask word), ONE __syncthreads per chunk:
+ *      a. warp 0 (the resolver) decides chunk c: starting from removed[c] it walks only
  *         the candidates still alive (find-first-set), marks each kept and ORs in its
- *         diagonal word (which boxes of the same chunk it removes). The 64 diagonal words
- *         sit in two registers per lane, prefetched during the previous chunk, and are
- *         read with a warp shuffle: no memory latency on the sequential path.
- *      b. all 1024 threads OR the mask rows of the chunk's kept boxes into the removed
- *         words to the right, coalesced, several rows in flight per thread. Rows of
- *         removed boxes are never read: the "skip dead rows" that makes the scan cost
- *         O(kept * n / 64) words instead of O(n^2 / 64).
- *    Kept indices are written in rank order as they are found.
+ *         diagonal word (which boxes of the same chunk it removes). The diagonal word,
+ *         the next word (column c + 1) and the original index of every row of the chunk
+ *         are prefetched into registers two chunks ahead (a 3-deep register ring, the loop
+ *         unrolled by 3 so no register is ever copied while its load is in flight), and
+ *         read with a warp shuffle: no memory latency on the sequential path. The kept
+ *         rows' next words, ORed with a warp reduction, are column c + 1's contribution
+ *         from chunk c: warp 0 keeps it in a register for the next chunk.
+ *      b. meanwhile the other 31 warps OR the mask rows of chunk c - 1's kept boxes into
+ *         the removed words c + 1 and beyond, coalesced, several rows in flight per thread.
+ *         This lags one chunk behind on purpose: it overlaps the resolver instead of
+ *         waiting for it, and it only has to be done by the barrier, because the first
+ *         word it writes, c + 1, is read by the next chunk (with the carry from a.).
+ *    Rows of removed boxes are never read: the "skip dead rows" that makes the scan cost
+ *    O(kept * n / 64) words instead of O(n^2 / 64).
  *
  * Exactness: the decision is the README's fp32 formula, IoU = inter / union > t with
  * inter and union rounded exactly as specified (__fmul_rn etc., no FMA contraction). To
@@ -35,7 +41,7 @@
  * (more than 2^-22 * t * union) that sign IS the decision of the fp32 formula, and only
  * the rare pairs within that margin fall back to the IEEE division.
  *
- * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I labs/include reference/nms.cu */
+ * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -I labs/include reference/nms.cu */
 #include <cstdint>
 #include <cstdio>
 
@@ -76,14 +82,11 @@ __global__ void gather_kernel(const float *__restrict__ boxes, const int *__rest
     }
 }
 
-/* The README's fp32 decision IoU(a, b) > t, exactly (see the header comment). */
-__device__ __forceinline__ bool suppresses(float4 a, float aa, float4 b, float ab, float t,
-                                           float margin)
+/* The README's fp32 decision IoU(a, b) > t, exactly (see the header comment), for two
+ * boxes whose intersection is not empty (iw, ih > 0 already computed). */
+__device__ __forceinline__ bool overlap_suppresses(float iw, float ih, float aa, float ab, float t,
+                                                   float margin)
 {
-    float iw = __fsub_rn(fminf(a.z, b.z), fmaxf(a.x, b.x));
-    float ih = __fsub_rn(fminf(a.w, b.w), fmaxf(a.y, b.y));
-    if (iw <= 0.0f || ih <= 0.0f)      /* inter = 0: IoU = 0, never > t for t >= 0 */
-        return 0.0f > t;
     float inter = __fmul_rn(iw, ih);
     float uni = __fsub_rn(__fadd_rn(aa, ab), inter);
     float d = fmaf(-t, uni, inter);    /* sign(inter - t * union), exact */
@@ -93,7 +96,8 @@ __device__ __forceinline__ bool suppresses(float4 a, float aa, float4 b, float a
     return iou > t;
 }
 
-/* Block (rb, cb), cb >= rb, from a triangular index: L = cb (cb + 1) / 2 + rb. */
+/* Block (rb, cb), cb >= rb, from a triangular index: L = cb (cb + 1) / 2 + rb. Thread k
+ * owns sorted row rb * 64 + k and tests it against the 64 boxes of column chunk cb. */
 __global__ void __launch_bounds__(CHUNK)
 mask_kernel(const float4 *__restrict__ sboxes, const float *__restrict__ sarea, int n,
             int words, float t, float margin, u64 *__restrict__ mask)
@@ -115,15 +119,113 @@ mask_kernel(const float4 *__restrict__ sboxes, const float *__restrict__ sarea, 
     int r = rb * CHUNK + threadIdx.x;
     if (r >= n)
         return;
-    float4 rbox = sboxes[r];
-    float rarea = sarea[r];
+    const float4 a = sboxes[r];
+    const float aa = sarea[r];
+    const bool empty = 0.0f > t; /* the decision for pairs that do not overlap (IoU 0) */
+    const int k0 = (rb == cb) ? (int)threadIdx.x + 1 : 0; /* only boxes ranked below r */
     u64 bits = 0;
-    int k0 = (rb == cb) ? (int)threadIdx.x + 1 : 0; /* only boxes ranked below r */
-#pragma unroll 8
-    for (int k = k0; k < ncols; k++)
-        if (suppresses(rbox, rarea, cbox[k], carea[k], t, margin))
-            bits |= 1ull << k;
+    /* fully unrolled: every bit position is a constant. Most pairs do not intersect, so a
+     * warp usually skips the union and the decision together (uniform branch). */
+#pragma unroll
+    for (int k = 0; k < CHUNK; k++) {
+        if (k >= k0 && k < ncols) {
+            const float4 b = cbox[k];
+            float iw = __fsub_rn(fminf(a.z, b.z), fmaxf(a.x, b.x));
+            float ih = __fsub_rn(fminf(a.w, b.w), fmaxf(a.y, b.y));
+            bool hit = (iw > 0.0f && ih > 0.0f) ? overlap_suppresses(iw, ih, aa, carea[k], t, margin)
+                                                : empty;
+            if (hit)
+                bits |= 1ull << k;
+        }
+    }
     mask[(size_t)r * words + cb] = bits;
+}
+
+/* What the resolver (warp 0) holds for one chunk: for rows lane and lane + 32, the
+ * diagonal word (column c), the next word (column c + 1) and the original index. */
+struct chunk_regs {
+    u64 d0, d1, x0, x1;
+    int o0, o1;
+};
+
+__device__ __forceinline__ void prefetch_chunk(chunk_regs &s, const u64 *__restrict__ mask,
+                                               const int *__restrict__ order, int n, int words,
+                                               int c, int lane)
+{
+    if (c >= words)
+        return;
+    const int r0 = c * CHUNK + lane, r1 = r0 + 32;
+    const bool nx = c + 1 < words;
+    s.d0 = r0 < n ? mask[(size_t)r0 * words + c] : 0;
+    s.d1 = r1 < n ? mask[(size_t)r1 * words + c] : 0;
+    s.x0 = (r0 < n && nx) ? mask[(size_t)r0 * words + c + 1] : 0;
+    s.x1 = (r1 < n && nx) ? mask[(size_t)r1 * words + c + 1] : 0;
+    s.o0 = r0 < n ? order[r0] : -1;
+    s.o1 = r1 < n ? order[r1] : -1;
+}
+
+struct scan_shared {
+    int krows[2][CHUNK]; /* kept rows of a chunk, double-buffered by chunk parity */
+    int kcount[2];
+};
+
+/* One chunk: warp 0 resolves chunk c with the registers `cur` and refills `ahead` with
+ * chunk c + 2; warps 1.. OR chunk c - 1's kept rows into the words right of c; one barrier. */
+__device__ __forceinline__ void scan_step(int c, chunk_regs &cur, chunk_regs &ahead,
+                                          const u64 *__restrict__ mask, const int *__restrict__ order,
+                                          int n, int words, int *__restrict__ keep, u64 *removed,
+                                          scan_shared &sh, u64 &carry, int &total)
+{
+    const int tid = threadIdx.x, lane = tid & 31;
+    if (tid < 32) {
+        const int rows = min(CHUNK, n - c * CHUNK);
+        const u64 valid = rows == 64 ? ~0ull : ((1ull << rows) - 1);
+        u64 dead = removed[c] | carry;
+        u64 alive = valid & ~dead, kept = 0;
+        while (alive) { /* only surviving candidates are visited */
+            const int k = __ffsll((long long)alive) - 1;
+            kept |= 1ull << k;
+            dead |= __shfl_sync(0xffffffffu, k < 32 ? cur.d0 : cur.d1, k & 31);
+            alive = valid & ~dead & ~((2ull << k) - 1); /* candidates after k */
+        }
+        /* column c + 1's contribution of chunk c: OR of the kept rows' next words */
+        const bool k0 = (kept >> lane) & 1, k1 = (kept >> (lane + 32)) & 1;
+        const u64 mine = (k0 ? cur.x0 : 0) | (k1 ? cur.x1 : 0);
+        carry = ((u64)__reduce_or_sync(0xffffffffu, (unsigned)(mine >> 32)) << 32) |
+                __reduce_or_sync(0xffffffffu, (unsigned)mine);
+        /* the kept indices, in rank order, and the kept rows for the bulk warps */
+        const int p0 = __popcll(kept & ((1ull << lane) - 1));
+        const int p1 = __popcll(kept & ((1ull << (lane + 32)) - 1));
+        if (k0) {
+            keep[total + p0] = cur.o0;
+            sh.krows[c & 1][p0] = c * CHUNK + lane;
+        }
+        if (k1) {
+            keep[total + p1] = cur.o1;
+            sh.krows[c & 1][p1] = c * CHUNK + lane + 32;
+        }
+        total += __popcll(kept);
+        if (lane == 0)
+            sh.kcount[c & 1] = __popcll(kept);
+        prefetch_chunk(ahead, mask, order, n, words, c + 2, lane);
+    } else if (c > 0) {
+        const int kc = sh.kcount[(c - 1) & 1];
+        const int *rows = sh.krows[(c - 1) & 1];
+        for (int w = c + 1 + (tid - 32); kc > 0 && w < words; w += SCAN_THREADS - 32) {
+            u64 acc = 0;
+            for (int q = 0; q < kc; q += SCAN_INFLIGHT) {
+                u64 v[SCAN_INFLIGHT];
+#pragma unroll
+                for (int u = 0; u < SCAN_INFLIGHT; u++)
+                    v[u] = (q + u < kc) ? mask[(size_t)rows[q + u] * words + w] : 0;
+#pragma unroll
+                for (int u = 0; u < SCAN_INFLIGHT; u++)
+                    acc |= v[u];
+            }
+            removed[w] |= acc;
+        }
+    }
+    __syncthreads();
 }
 
 /* One block walks the chunks in rank order; removed[] lives in shared memory. */
@@ -132,75 +234,24 @@ scan_kernel(const u64 *__restrict__ mask, const int *__restrict__ order, int n, 
             int *__restrict__ keep, int *__restrict__ num_kept)
 {
     extern __shared__ u64 removed[]; /* words */
-    __shared__ int kept_rows[CHUNK];
-    __shared__ int kept_count;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    __shared__ scan_shared sh;
+    const int tid = threadIdx.x, lane = tid & 31;
     for (int w = tid; w < words; w += SCAN_THREADS)
         removed[w] = 0;
-    /* warp 0: the diagonal words of the current chunk, rows lane and lane + 32 */
-    u64 diag_lo = 0, diag_hi = 0;
-    if (warp == 0) {
-        if (lane < n) diag_lo = mask[(size_t)lane * words];
-        if (lane + 32 < n) diag_hi = mask[(size_t)(lane + 32) * words];
+    chunk_regs s0, s1, s2; /* the ring: chunk c lives in s[c % 3] */
+    u64 carry = 0;
+    int total = 0;
+    if (tid < 32) {
+        prefetch_chunk(s0, mask, order, n, words, 0, lane);
+        prefetch_chunk(s1, mask, order, n, words, 1, lane);
     }
-    int total = 0; /* kept so far (warp 0's copy) */
     __syncthreads();
-    for (int c = 0; c < words; c++) {
-        const int row0 = c * CHUNK;
-        if (warp == 0) {
-            const int rows = min(CHUNK, n - row0);
-            const u64 valid = rows == 64 ? ~0ull : ((1ull << rows) - 1);
-            u64 dead = removed[c];
-            u64 alive = valid & ~dead, kept = 0;
-            while (alive) { /* only surviving candidates are visited */
-                int k = __ffsll((long long)alive) - 1;
-                kept |= 1ull << k;
-                u64 d = __shfl_sync(0xffffffffu, k < 32 ? diag_lo : diag_hi, k & 31);
-                dead |= d;
-                alive = valid & ~dead & ~((2ull << k) - 1); /* candidates after k */
-            }
-            /* write the kept indices in rank order */
-            const u64 below_lo = (1ull << lane) - 1;
-            if ((kept >> lane) & 1) {
-                int pos = total + __popcll(kept & below_lo);
-                keep[pos] = order[row0 + lane];
-                kept_rows[__popcll(kept & below_lo)] = row0 + lane;
-            }
-            if ((kept >> (lane + 32)) & 1) {
-                const u64 below_hi = (1ull << (lane + 32)) - 1;
-                int pos = total + __popcll(kept & below_hi);
-                keep[pos] = order[row0 + lane + 32];
-                kept_rows[__popcll(kept & below_hi)] = row0 + lane + 32;
-            }
-            total += __popcll(kept);
-            if (lane == 0)
-                kept_count = __popcll(kept);
-            /* prefetch the next chunk's diagonal words; they do not depend on the scan */
-            if (c + 1 < words) {
-                const int nr = row0 + CHUNK;
-                diag_lo = (nr + lane < n) ? mask[(size_t)(nr + lane) * words + c + 1] : 0;
-                diag_hi = (nr + lane + 32 < n) ? mask[(size_t)(nr + lane + 32) * words + c + 1] : 0;
-            }
-        }
-        __syncthreads();
-        const int kc = kept_count;
-        if (kc > 0) {
-            /* removed[w] |= OR of the kept rows' words w, for the words right of c */
-            for (int w = c + 1 + tid; w < words; w += SCAN_THREADS) {
-                u64 acc = 0;
-                for (int q = 0; q < kc; q += SCAN_INFLIGHT) {
-                    u64 v[SCAN_INFLIGHT];
-#pragma unroll
-                    for (int u = 0; u < SCAN_INFLIGHT; u++)
-                        v[u] = (q + u < kc) ? mask[(size_t)kept_rows[q + u] * words + w] : 0;
-#pragma unroll
-                    for (int u = 0; u < SCAN_INFLIGHT; u++)
-                        acc |= v[u];
-                }
-                removed[w] |= acc;
-            }
-        }
-        __syncthreads();
+    for (int c = 0; c < words; c += 3) {
+        scan_step(c, s0, s2, mask, order, n, words, keep, removed, sh, carry, total);
+        if (c + 1 < words)
+            scan_step(c + 1, s1, s0, mask, order, n, words, keep, removed, sh, carry, total);
+        if (c + 2 < words)
+            scan_step(c + 2, s2, s1, mask, order, n, words, keep, removed, sh, carry, total);
     }
     if (tid == 0)
         *num_kept = total;

@@ -36,7 +36,15 @@ for lab in iou nms; do
     done
 done
 for f in "$ROOT"/bench/dev/variants/*.cu; do build "$f" "variant_$(basename "$f" .cu)"; done
+# the reference's knobs (see reference/iou.cu): one change each against the reference
+SO0=$SO
+for knob in IOU_IEEE_DIV=1 IOU_ROWS=32 IOU_ROWS=8 IOU_UNROLL=1 IOU_UNROLL=4 IOU_STREAMING=0 IOU_STORE_ONLY=1; do
+    name=$(echo "$knob" | tr 'A-Z=' 'a-z_')
+    SO="$SO0 -D$knob"
+    build "$ROOT/reference/iou.cu" "knob_$name"
+done
+SO=$SO0
 wait
-cp "$ROOT"/bench/peers/iou.py "$ROOT"/bench/peers/nms.py "$O/peers/"
+cp "$ROOT"/bench/peers/iou.py "$ROOT"/bench/peers/nms.py "$ROOT"/bench/peers/_timing.py "$O/peers/"
 cp "$ROOT/bench/dev/run_det.sh" "$O/"
 echo "built $(ls "$O/so" | wc -l) solutions into $O"

@@ -1,16 +1,12 @@
-#!/usr/bin/env python3
-"""iou.py: times the iou lab's peer, torchvision.ops.box_iou, on the lab's bench shapes.
+"""iou.py: the iou lab's peer, torchvision.ops.box_iou, at the bench shape 4096 x 50000.
 
-Boxes follow the lab's `mixed` distribution (centres uniform in [-256, 256), sides in
-[1, 128)); four input sets are rotated, and the 819 MB output is far larger than L2.
-CUDA events around each call, 3 warm-up calls, median of 30. Bytes counted as the lab
-does: output m*n*4 + inputs (m+n)*16. Prints one JSON object per shape."""
-import argparse
-import json
-import statistics
-
+Boxes follow the lab's `mixed` distribution in shape (centres uniform in [-256, 256),
+sides in [1, 128)); four input sets are rotated (the 819 MB output dwarfs L2 anyway).
+Bytes as the lab counts them: output m*n*4 + inputs (m+n)*16."""
 import torch
 import torchvision
+
+from _timing import emit, time_ms
 
 
 def boxes(k, gen):
@@ -20,35 +16,19 @@ def boxes(k, gen):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shapes", default="4096x50000")
-    ap.add_argument("--runs", type=int, default=30)
-    args = ap.parse_args()
+    m, n = 4096, 50000
     gen = torch.Generator(device="cuda").manual_seed(1)
-    for shape in args.shapes.split(","):
-        m, n = (int(v) for v in shape.split("x"))
-        sets = [(boxes(m, gen), boxes(n, gen)) for _ in range(4)]
-        for k in range(3):
-            torchvision.ops.box_iou(*sets[k % 4])
-        torch.cuda.synchronize()
-        times = []
-        for r in range(args.runs):
-            a, b = sets[r % 4]
-            e0 = torch.cuda.Event(enable_timing=True)
-            e1 = torch.cuda.Event(enable_timing=True)
-            e0.record()
-            out = torchvision.ops.box_iou(a, b)
-            e1.record()
-            e1.synchronize()
-            times.append(e0.elapsed_time(e1))
-            del out
-        ms = statistics.median(times)
-        nbytes = m * n * 4 + (m + n) * 16
-        print(json.dumps({"lab": "iou", "shape": f"{m} x {n}", "peer": "torchvision.ops.box_iou",
-                          "median_ms": round(ms, 4), "bytes": nbytes,
-                          "gbps": round(nbytes / (ms * 1e-3) / 1e9, 1),
-                          "gpu": torch.cuda.get_device_name(), "torchvision": torchvision.__version__}),
-              flush=True)
+    sets = [(boxes(m, gen), boxes(n, gen)) for _ in range(4)]
+    state = {"k": 0}
+
+    def rotate():
+        state["k"] = (state["k"] + 1) % len(sets)
+
+    def call():
+        torchvision.ops.box_iou(*sets[state["k"]])
+
+    emit("iou", f"{m} x {n}", "torchvision.ops.box_iou", time_ms(call, before=rotate),
+         bytes_moved=m * n * 4 + (m + n) * 16, torchvision=torchvision.__version__)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,18 @@ static int *h_order, *h_keep;
 static char *h_dead;
 static int h_cap;
 
+static inline float pos(float v) { return v > 0.f ? v : 0.f; }
+static inline float lo(float a, float b) { return a < b ? a : b; }
+static inline float hi(float a, float b) { return a > b ? a : b; }
+
 static float iou_of(const float *a, const float *b)
 {
-    float aa = fmaxf(a[2] - a[0], 0.f) * fmaxf(a[3] - a[1], 0.f);
-    float ab = fmaxf(b[2] - b[0], 0.f) * fmaxf(b[3] - b[1], 0.f);
-    float iw = fmaxf(fminf(a[2], b[2]) - fmaxf(a[0], b[0]), 0.f);
-    float ih = fmaxf(fminf(a[3], b[3]) - fmaxf(a[1], b[1]), 0.f);
+    float iw = lo(a[2], b[2]) - hi(a[0], b[0]);
+    if (!(iw > 0.f)) /* the common case: no overlap along x */
+        return 0.f;
+    float ih = pos(lo(a[3], b[3]) - hi(a[1], b[1]));
+    float aa = pos(a[2] - a[0]) * pos(a[3] - a[1]);
+    float ab = pos(b[2] - b[0]) * pos(b[3] - b[1]);
     float inter = iw * ih, uni = aa + ab - inter;
     return uni > 0.f ? inter / uni : 0.f;
 }
