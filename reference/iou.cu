@@ -31,6 +31,7 @@
  *   0 is exactly 0). __fdividef needs union < 2^126: boxes with |coordinates| < 2^62.
  *
  * Knobs for the measurements in docs/PERFORMANCE.md (defaults are the reference):
+ * IOU_THREADS, IOU_MIN_BLOCKS (block size, blocks per SM for __launch_bounds__),
  * IOU_ROWS (rows per thread), IOU_UNROLL (rows per loop iteration), IOU_IEEE_DIV
  * (1: __fdiv_rn), IOU_STREAMING (0: plain
  * stores), IOU_STORE_ONLY (1: store a constant, the store-only ceiling of this layout).
@@ -41,7 +42,12 @@
 
 #include "cudalab_lab.h"
 
+#ifndef IOU_THREADS
 #define IOU_THREADS 256
+#endif
+#ifndef IOU_MIN_BLOCKS
+#define IOU_MIN_BLOCKS 4 /* resident blocks per SM the register budget must allow */
+#endif
 #ifndef IOU_ROWS
 #define IOU_ROWS 16 /* rows of a per thread: the 7 b boxes in registers are reused 16 times */
 #endif
@@ -105,7 +111,7 @@ constexpr int kUnroll = IOU_UNROLL;
 /* 4 blocks of 256 threads per SM: at most 64 registers, so ptxas keeps the 7 boxes and
  * two rows in flight without spilling. */
 template <bool VEC>
-__global__ void __launch_bounds__(IOU_THREADS, 4)
+__global__ void __launch_bounds__(IOU_THREADS, IOU_MIN_BLOCKS)
 iou_kernel(const float *__restrict__ a, int m, const float *__restrict__ b, int n,
            float *__restrict__ out)
 {

@@ -38,9 +38,11 @@ done
 for f in "$ROOT"/bench/dev/variants/*.cu; do build "$f" "variant_$(basename "$f" .cu)"; done
 # the reference's knobs (see reference/iou.cu): one change each against the reference
 SO0=$SO
-for knob in IOU_IEEE_DIV=1 IOU_ROWS=32 IOU_ROWS=8 IOU_UNROLL=1 IOU_UNROLL=4 IOU_STREAMING=0 IOU_STORE_ONLY=1; do
-    name=$(echo "$knob" | tr 'A-Z=' 'a-z_')
-    SO="$SO0 -D$knob"
+for knob in IOU_IEEE_DIV=1 IOU_ROWS=32 IOU_ROWS=8 IOU_UNROLL=1 IOU_UNROLL=4 IOU_STREAMING=0 \
+            IOU_STORE_ONLY=1 IOU_MIN_BLOCKS=5 IOU_THREADS=128,IOU_MIN_BLOCKS=8 \
+            IOU_THREADS=512,IOU_MIN_BLOCKS=2 IOU_ROWS=32,IOU_UNROLL=4; do
+    name=$(echo "$knob" | tr 'A-Z=,' 'a-z__')
+    SO="$SO0 -D${knob//,/ -D}"
     build "$ROOT/reference/iou.cu" "knob_$name"
 done
 SO=$SO0
