@@ -164,6 +164,20 @@ __device__ __forceinline__ void prefetch_chunk(chunk_regs &s, const u64 *__restr
     s.o1 = r1 < n ? order[r1] : -1;
 }
 
+/* OR of a 64-bit value over the warp: the sm_80+ redux instruction on each half, or a
+ * butterfly of shuffles on older GPUs. */
+__device__ __forceinline__ u64 warp_or(u64 v)
+{
+#if __CUDA_ARCH__ >= 800
+    return ((u64)__reduce_or_sync(0xffffffffu, (unsigned)(v >> 32)) << 32) |
+           __reduce_or_sync(0xffffffffu, (unsigned)v);
+#else
+    for (int o = 16; o > 0; o >>= 1)
+        v |= __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+#endif
+}
+
 struct scan_shared {
     int krows[2][CHUNK]; /* kept rows of a chunk, double-buffered by chunk parity */
     int kcount[2];
@@ -191,8 +205,7 @@ __device__ __forceinline__ void scan_step(int c, chunk_regs &cur, chunk_regs &ah
         /* column c + 1's contribution of chunk c: OR of the kept rows' next words */
         const bool k0 = (kept >> lane) & 1, k1 = (kept >> (lane + 32)) & 1;
         const u64 mine = (k0 ? cur.x0 : 0) | (k1 ? cur.x1 : 0);
-        carry = ((u64)__reduce_or_sync(0xffffffffu, (unsigned)(mine >> 32)) << 32) |
-                __reduce_or_sync(0xffffffffu, (unsigned)mine);
+        carry = warp_or(mine);
         /* the kept indices, in rank order, and the kept rows for the bulk warps */
         const int p0 = __popcll(kept & ((1ull << lane) - 1));
         const int p1 = __popcll(kept & ((1ull << (lane + 32)) - 1));

@@ -4,7 +4,8 @@
 #     their torchvision peers, with bench/side_by_side.sh: the docs/PERFORMANCE.md numbers;
 #  2. the GPU suite of the two labs (tests/gpu/check_verdict.py, as ctest -L gpu runs it):
 #     skeletons fail correctness, every planted solution gets its expected verdict;
-#  3. det_dev: the iou reference's knobs (one change each), and a simple GPU NMS;
+#  3. det_dev: the iou reference's knobs (one change each) and its first version; the nms
+#     reference's first version and a simple GPU NMS, timed against the reference;
 #  4. ncu: the nms reference's kernels one by one (where the time goes).
 # RESULTS gets summary.txt (the table), side.tgz (side_by_side's JSON), det.jsonl, all.log,
 # ncu.csv. Each step has its own time limit; the most important come first.
@@ -58,7 +59,7 @@ done
 
 stamp "3. det_dev: iou knobs and a simple GPU nms"
 K=$P/kit
-for so in "$K"/so/knob_iou_*.so "$K"/so/reference_iou.so; do
+for so in "$K"/so/reference_iou.so "$K"/so/variant_iou_v1.so "$K"/so/knob_iou_*.so; do
     name=$(basename "$so" .so)
     extra=""
     [ "$name" = knob_iou_store_only_1 ] && extra=--no-verify
@@ -67,9 +68,11 @@ for so in "$K"/so/knob_iou_*.so "$K"/so/reference_iou.so; do
         --label "$name" $extra >>"$LOG" 2>&1
     echo "$name: $(sed -n "/^=== $name\$/,\$p" "$LOG" | grep -E '^  bench|^verdict|^correctness' | tr -s ' ' | tr '\n' ' ')" | tee -a "$S"
 done
-timeout 60 "$K/det_dev" --lab nms --labs "$K/labs" --solution "$K/so/variant_nms_simple.so" \
-    --reference "$K/so/reference_nms.so" --runs 10 --json "$R/det.jsonl" --label variant_nms_simple >>"$LOG" 2>&1
-grep -h '"median_ms"' "$R/det.jsonl" | grep nms_simple | tee -a "$S"
+for v in nms_v1 nms_simple; do
+    timeout 60 "$K/det_dev" --lab nms --labs "$K/labs" --solution "$K/so/variant_$v.so" \
+        --reference "$K/so/reference_nms.so" --runs 10 --json "$R/det.jsonl" --label variant_$v >>"$LOG" 2>&1
+done
+grep -h '"median_ms"' "$R/det.jsonl" | grep variant_nms | tee -a "$S"
 
 stamp "4. ncu: the nms reference's kernels"
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
