@@ -4,9 +4,9 @@
 # (a CUDALAB_HOME with the det labs, references, planted solutions, peers and the GPU
 # test script), DEST/cache (the engine's compile cache, prefilled for sm_90), DEST/kit
 # (det_dev and its solutions, see build_det.sh). Then, on the GPU machine:
-#   bench/dev/run_gpu_det.sh DEST RESULTS
+#   bench/dev/det/run_gpu_det.sh DEST RESULTS
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 D=${1:?usage: pack_det.sh DEST}
 rm -rf "$D"
 mkdir -p "$D/bin" "$D/home/tests/planted" "$D/home/tests/gpu" "$D/home/bench/peers" "$D/cache"
@@ -16,7 +16,7 @@ cp -r "$ROOT/tests/planted/iou" "$ROOT/tests/planted/nms" "$D/home/tests/planted
 cp "$ROOT/tests/gpu/check_verdict.py" "$D/home/tests/gpu/"
 cp "$ROOT"/bench/side_by_side.sh "$ROOT"/bench/table.py "$D/home/bench/"
 cp "$ROOT"/bench/peers/*.py "$D/home/bench/peers/"
-cp "$ROOT/bench/dev/run_gpu_det.sh" "$D/"
+cp "$ROOT/bench/dev/det/run_gpu_det.sh" "$D/"
 # the compile cache: the engine keys it by source, header, flags, target and nvcc version,
 # so these hit on a GPU machine with the same nvcc (else it just compiles)
 (
@@ -29,5 +29,5 @@ cp "$ROOT/bench/dev/run_gpu_det.sh" "$D/"
         done
     done
 )
-"$ROOT/bench/dev/build_det.sh" "$D/kit"
+"$ROOT/bench/dev/det/build_det.sh" "$D/kit"
 du -sh "$D"

@@ -6,7 +6,7 @@
 # sources (for their "// expect:" lines), the peer scripts and run_det.sh.
 # Then run OUTDIR/run_det.sh OUTDIR RESULTS on the GPU machine.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 O=${1:?usage: build_det.sh OUTDIR [ARCH]}
 ARCH=${2:-sm_90}
 mkdir -p "$O/so" "$O/labs/iou" "$O/labs/nms" "$O/planted/iou" "$O/planted/nms" "$O/peers"
@@ -20,7 +20,7 @@ gcc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -I "$ROOT/grader/include" -
     -c "$ROOT/grader/labs/iou.c" -o "$O/iou.o"
 gcc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -I "$ROOT/grader/include" -I "$ROOT/labs/include" \
     -c "$ROOT/grader/labs/nms.c" -o "$O/nms.o"
-nvcc -O2 -arch="$ARCH" -I "$ROOT/grader/include" -I "$ROOT/labs/include" "$ROOT/bench/dev/det_dev.cu" \
+nvcc -O2 -arch="$ARCH" -I "$ROOT/grader/include" -I "$ROOT/labs/include" "$ROOT/bench/dev/det/det_dev.cu" \
     "$O/iou.o" "$O/nms.o" -o "$O/det_dev" -Xlinker -export-dynamic -ldl $CUDART
 rm -f "$O/iou.o" "$O/nms.o"
 
@@ -35,7 +35,7 @@ for lab in iou nms; do
         cp "$f" "$O/planted/$lab/"
     done
 done
-for f in "$ROOT"/bench/dev/variants/*.cu; do build "$f" "variant_$(basename "$f" .cu)"; done
+for f in "$ROOT"/bench/dev/det/variants/*.cu; do build "$f" "variant_$(basename "$f" .cu)"; done
 # the reference's knobs (see reference/iou.cu): one change each against the reference
 SO0=$SO
 for knob in IOU_IEEE_DIV=1 IOU_ROWS=32 IOU_ROWS=8 IOU_UNROLL=1 IOU_UNROLL=4 IOU_STREAMING=0 \
@@ -48,5 +48,5 @@ done
 SO=$SO0
 wait
 cp "$ROOT"/bench/peers/iou.py "$ROOT"/bench/peers/nms.py "$ROOT"/bench/peers/_timing.py "$O/peers/"
-cp "$ROOT/bench/dev/run_det.sh" "$O/"
+cp "$ROOT/bench/dev/det/run_det.sh" "$O/"
 echo "built $(ls "$O/so" | wc -l) solutions into $O"
