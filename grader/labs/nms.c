@@ -2,12 +2,12 @@
  *
  * Inputs are built on the CPU and uploaded: n boxes with integer coordinates in
  * [0, canvas] (canvas <= 2048, so every area, intersection and union is an integer below
- * 2^24 and exact in fp32) and n scores. Before upload, det_clean moves boxes until no
- * overlapping pair has an IoU within margin * t of the threshold t (margin: lab.yaml's
- * tolerance, 1e-5) (an IoU of exactly 0 or
- * exactly 1 is allowed: every formulation computes those exactly). So the only rounding a
- * solution makes, in its division or in t * union, cannot flip a decision, and the keep
- * list is compared exactly, order included.
+ * 2^24 and exact in fp32) and n scores. Before upload, det_clean adjusts boxes until no
+ * overlapping pair has an IoU within margin * t of the threshold t (margin: the tolerance
+ * of lab.yaml, 1e-5); an IoU of exactly 0 or exactly 1 is allowed, since every
+ * formulation computes those exactly. So the only rounding a solution makes, in its
+ * division or in t * union, cannot flip a decision, and the keep list is compared exactly,
+ * order included. The CPU reference decides each pair exactly (det_suppresses).
  *
  * Case parameters (lab.yaml):
  *   n        boxes (0 allowed; scaled down when the O(n^2 / 8) bitmask would not fit)
