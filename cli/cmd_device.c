@@ -64,8 +64,8 @@ int cmd_device(int argc, char **argv)
     printf("  driver / runtime    %d.%d / %d.%d\n", c.driver_version / 1000, (c.driver_version % 1000) / 10,
            c.runtime_version / 1000, (c.runtime_version % 1000) / 10);
     printf("%s  measured ceilings%s\n", B, Z);
-    printf("  copy bandwidth      %s%.0f GB/s%s  %s(vectorised copy kernel, bytes read + written;"
-           " cudaMemcpy: %.0f GB/s)%s\n", B, c.copy_gbps, Z, D, c.memcpy_gbps, Z);
+    printf("  copy bandwidth      %s%.0f GB/s%s  %s(the best of three vectorised copy kernels and cudaMemcpy;"
+           " bytes read + written)%s\n", B, c.copy_gbps, Z, D, Z);
     printf("  fp16 Tensor Cores   %s%.0f TFLOP/s%s  %s(cuBLAS, %d^3, fp32 accumulate)%s\n", B, c.fp16_tflops, Z, D,
            c.fp16_gemm_n, Z);
     printf("%s  %s %s%s\n", D, c.from_cache ? "cached in" : "saved to", c.cache_path, Z);

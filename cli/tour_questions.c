@@ -1,46 +1,35 @@
-/* tour_questions.c: counts the question bank per topic for the tour. */
+/* tour_questions.c: the question bank's part of the tour: topics and counts, loaded with
+ * the bank's own loader (the same rules `cudalab lint` applies). */
 #include "tour_questions.h"
 
-#include <dirent.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "paths.h"
+#include "questions/bank.h"
 #include "term.h"
-#include "yamlutil.h"
+
+static void count_problem(void *ctx, const char *msg)
+{
+    (void)msg;
+    (*(int *)ctx)++;
+}
 
 void cl_tour_questions(FILE *f)
 {
     char dir[CL_PATH_MAX];
     snprintf(dir, sizeof dir, "%s/questions", cl_home_dir());
-    DIR *d = opendir(dir);
-    int total = 0, topics = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml"))
-            continue;
-        char path[CL_PATH_MAX];
-        cl_path_join(path, sizeof path, dir, e->d_name);
-        cl_yaml y;
-        cl_err err;
-        if (cl_yaml_load_file(&y, path, &err)) {
-            fprintf(f, "  %s\n", err.msg);
-            continue;
-        }
-        cl_ynode *root = cl_yaml_root(&y);
-        size_t n = cl_yaml_seq_len(cl_yaml_get(&y, root, "questions"));
-        const char *title = cl_yaml_str(cl_yaml_get(&y, cl_yaml_get(&y, root, "title"), "en"));
-        fprintf(f, "  %-16.*s %3zu questions  %s\n", (int)(len - 5), e->d_name, n, title ? title : "");
-        total += (int)n;
-        topics++;
-        cl_yaml_free(&y);
-    }
-    if (d)
-        closedir(d);
-    if (!topics)
+    cl_bank b;
+    cl_bank_init(&b);
+    int problems = 0;
+    cl_bank_load_dir(&b, dir, count_problem, &problems);
+    for (int i = 0; i < b.ntopics; i++)
+        fprintf(f, "  %-16s %3d questions  %s\n", b.topics[i].name, b.topics[i].nquestions,
+                b.topics[i].title.en ? b.topics[i].title.en : "");
+    if (!b.ntopics)
         fprintf(f, "  (no question files under %s)\n", dir);
     else
-        fprintf(f, "  %d questions in %d topics: %scudalab quiz%s, %scudalab interview%s\n", total, topics,
-                cl_c(f, CL_BOLD), cl_c0(f), cl_c(f, CL_BOLD), cl_c0(f));
+        fprintf(f, "  %d questions in %d topics: %scudalab quiz%s, %scudalab review%s, %scudalab interview%s\n", b.nq,
+                b.ntopics, cl_c(f, CL_BOLD), cl_c0(f), cl_c(f, CL_BOLD), cl_c0(f), cl_c(f, CL_BOLD), cl_c0(f));
+    if (problems)
+        fprintf(f, "  %s%d problem%s in the bank files: run cudalab lint%s\n", cl_c(f, CL_YELLOW), problems,
+                problems == 1 ? "" : "s", cl_c0(f));
+    cl_bank_free(&b);
 }

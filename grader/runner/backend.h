@@ -27,8 +27,8 @@ typedef void (*be_launch_fn)(void *state, const void *entry, void *stream);
 
 typedef struct be_timing {
     double event_ms; /* stream events around the call */
-    double wall_ms;  /* host clock from before the call to device-wide idle */
-    double tail_ms;  /* device still busy after the stream's stop event */
+    double wall_ms;  /* start event to an event after device-wide idle */
+    double tail_ms;  /* device still busy after the stream's stop event (host clock) */
 } be_timing;
 
 int be_init(be_device *dev);
@@ -49,9 +49,12 @@ int be_sync(void);
 /* 1 after an error that leaves the device unusable (the runner must stop). */
 int be_fatal(void);
 int be_mem_info(size_t *free_bytes, size_t *total_bytes);
-/* Evicts the L2 cache (writes a buffer larger than L2). */
-int be_flush_l2(void);
-/* Calls fn once, timed: events on the stream plus device-wide sync on the host clock. */
+/* Calls fn once, timed. Before the start event the L2 cache is evicted (by reading a
+ * buffer twice its size) and the GPU is kept busy for a while, so the launch latency of
+ * the host is not in the measurement. event_ms: events on the stream around the call;
+ * wall_ms: from the start event to an event recorded once the whole device is idle
+ * (covers work on other streams); tail_ms: host time the device stayed busy after the
+ * stream's stop event. */
 int be_timed_call(be_launch_fn fn, void *state, const void *entry, be_timing *t);
 /* An untimed call followed by a sync. */
 int be_call(be_launch_fn fn, void *state, const void *entry);

@@ -12,15 +12,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "grader/timing_kernels.cuh"
+
 extern "C" {
 #include "backend.h"
 }
 
+// How long the GPU is kept busy before a start event: far longer than any solution's host
+// code takes to enqueue its kernels, a negligible cost per timed run.
+#define PRE_START_WAIT_NS 150000ull
+
 static char g_err[1024];
 static cudaStream_t g_stream;
-static cudaEvent_t g_ev_start, g_ev_stop;
+static cudaEvent_t g_ev_start, g_ev_stop, g_ev_end;
 static void *g_flush_buf;
 static size_t g_flush_bytes;
+static float *g_sink;
 static int g_fatal;
 
 static int fail(const char *fmt, ...)
@@ -111,8 +118,11 @@ extern "C" int be_init(be_device *dev)
     CUDA_TRY(cudaStreamCreate(&g_stream), "cudaStreamCreate");
     CUDA_TRY(cudaEventCreate(&g_ev_start), "cudaEventCreate");
     CUDA_TRY(cudaEventCreate(&g_ev_stop), "cudaEventCreate");
+    CUDA_TRY(cudaEventCreate(&g_ev_end), "cudaEventCreate");
     g_flush_bytes = (size_t)(p.l2CacheSize > 0 ? p.l2CacheSize : (4 << 20)) * 2;
     CUDA_TRY(cudaMalloc(&g_flush_buf, g_flush_bytes), "cudaMalloc (L2 flush buffer)");
+    CUDA_TRY(cudaMemset(g_flush_buf, 0, g_flush_bytes), "cudaMemset (L2 flush buffer)");
+    CUDA_TRY(cudaMalloc((void **)&g_sink, sizeof(float)), "cudaMalloc");
     CUDA_TRY(cudaMemGetInfo(&dev->mem_free, &dev->mem_total), "cudaMemGetInfo");
     return 0;
 }
@@ -198,11 +208,6 @@ extern "C" int be_mem_info(size_t *free_bytes, size_t *total_bytes)
     return 0;
 }
 
-extern "C" int be_flush_l2(void)
-{
-    CUDA_TRY(cudaMemsetAsync(g_flush_buf, 0, g_flush_bytes, g_stream), "L2 flush");
-    return 0;
-}
 
 extern "C" int be_call(be_launch_fn fn, void *state, const void *entry)
 {
@@ -214,7 +219,11 @@ extern "C" int be_timed_call(be_launch_fn fn, void *state, const void *entry, be
 {
     if (be_sync())
         return -1;
-    double t0 = now_ms();
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cl_flush_and_wait<<<sms * 4, 256, 0, g_stream>>>((const float4 *)g_flush_buf, g_flush_bytes / 16,
+                                                    PRE_START_WAIT_NS, g_sink);
+    CUDA_TRY(cudaGetLastError(), "L2 flush kernel");
     CUDA_TRY(cudaEventRecord(g_ev_start, g_stream), "cudaEventRecord");
     fn(state, entry, (void *)g_stream);
     CUDA_TRY(cudaEventRecord(g_ev_stop, g_stream), "cudaEventRecord");
@@ -227,10 +236,14 @@ extern "C" int be_timed_call(be_launch_fn fn, void *state, const void *entry, be
     if (be_sync())
         return -1;
     double t2 = now_ms();
-    float ms = 0;
+    // on an idle device this event fires at once: its time is when all work was done
+    CUDA_TRY(cudaEventRecord(g_ev_end, g_stream), "cudaEventRecord");
+    CUDA_TRY(cudaEventSynchronize(g_ev_end), "cudaEventSynchronize");
+    float ms = 0, wall = 0;
     CUDA_TRY(cudaEventElapsedTime(&ms, g_ev_start, g_ev_stop), "cudaEventElapsedTime");
+    CUDA_TRY(cudaEventElapsedTime(&wall, g_ev_start, g_ev_end), "cudaEventElapsedTime");
     t->event_ms = ms;
-    t->wall_ms = t2 - t0;
+    t->wall_ms = wall;
     t->tail_ms = t2 - t1;
     return 0;
 }

@@ -79,8 +79,6 @@ int be_mem_info(size_t *free_bytes, size_t *total_bytes)
     return 0;
 }
 
-int be_flush_l2(void) { return 0; }
-
 int be_call(be_launch_fn fn, void *state, const void *entry)
 {
     fn(state, entry, NULL);

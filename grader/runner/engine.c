@@ -578,7 +578,7 @@ static case_status run_bench(cl_run *run, const cl_checker *chk, void *st, const
         for (int r = 0; r < per_batch; r++) {
             uint64_t seed = cl_mix64(c->seed + 0x1000u + (uint64_t)n);
             reset_outcome(run);
-            if (chk->generate(run, st, seed) || poison_outputs(run) || be_flush_l2() || be_sync()) {
+            if (chk->generate(run, st, seed) || poison_outputs(run) || be_sync()) {
                 s = ST_ERROR;
                 break;
             }

@@ -762,7 +762,7 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
         r->tensor_cores = has_tensor_core_code(so);
 
     if (!want_test) {
-        cl_result_set(r, CL_V_CORRECT, "compiled for %s", cr.arch);
+        cl_result_set(r, CL_V_CORRECT, "%s", cr.note[0] ? cr.note : "ready to test on a GPU of this architecture");
         goto done;
     }
     if (access(g.runner, X_OK) != 0) {

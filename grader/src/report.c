@@ -239,6 +239,10 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     }
     if (!cl_verdict_ok(r->verdict) && r->verdict != CL_V_COMPILE_ERROR)
         print_output_tail(r, f);
+    if (!r->did_test && r->verdict == CL_V_CORRECT) { /* cudalab compile */
+        fprintf(f, "  result       %scompiled%s  %s\n", G, Z, r->message ? r->message : "");
+        return;
+    }
     cl_strbuf v;
     cl_sb_init(&v);
     for (const char *p = cl_verdict_name(r->verdict); *p; p++)
@@ -248,7 +252,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     if (r->message)
         fprintf(f, "  %s", r->message);
     fputc('\n', f);
-    if (r->max_score > 0 && r->verdict != CL_V_ERROR)
+    if (r->did_test && r->max_score > 0 && r->verdict != CL_V_ERROR && r->verdict != CL_V_NO_DEVICE)
         fprintf(f, "  score        %.1f / %.0f   %s(reproduce with --seed %llu)%s\n", r->score, r->max_score, D,
                 (unsigned long long)r->seed, Z);
 }

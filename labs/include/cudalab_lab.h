@@ -71,8 +71,13 @@ void topo_sort(const int *row_ptr, const int *col, int n, int m, int *order, int
 /* paged_attention: one decode step of attention over a paged KV cache (vLLM layout).
  * For sequence s and head h (kv head g = h / (num_heads / num_kv_heads)):
  *   out[s][h] = softmax(scale * q[s][h] . K[s][g][t] for t < context_lens[s]) . V[s][g]
- * where token t of sequence s lives in physical block block_tables[s][t / block_size],
- * slot t % block_size. Math in fp32, storage fp16. */
+ * where token t of sequence s lives in physical block b = block_tables[s][t / block_size],
+ * slot t % block_size: its K row starts at k_cache[((b * block_size + slot) * num_kv_heads
+ * + g) * head_dim] (V likewise). Math in fp32, storage fp16.
+ * `args` points to host memory (copy it and pass it to kernels by value); the pointers in
+ * it are device pointers, 16-byte aligned. Table entries past a sequence's last block
+ * (ceil(context_lens[s] / block_size)) are -1: never read them. block_size is a power of
+ * two (16 or 32 in the lab's cases). */
 typedef struct paged_attention_args {
     const CL_HALF *q;        /* [num_seqs][num_heads][head_dim] */
     const CL_HALF *k_cache;  /* [num_blocks][block_size][num_kv_heads][head_dim] */
@@ -84,9 +89,9 @@ typedef struct paged_attention_args {
     int num_heads;
     int num_kv_heads;        /* divides num_heads */
     int head_dim;            /* 64 or 128 */
-    int block_size;          /* tokens per block: 16 or 32 */
+    int block_size;          /* tokens per block: a power of two (16, 32) */
     int max_blocks_per_seq;
-    int num_blocks;          /* physical blocks in each cache */
+    int num_blocks;          /* physical blocks in each cache (the pool) */
     float scale;             /* usually 1 / sqrt(head_dim) */
 } paged_attention_args;
 

@@ -248,9 +248,28 @@ START_TEST(reduce_checker_catches_a_dropped_tail)
 }
 END_TEST
 
+/* gemm: every correctness case of labs/gemm/lab.yaml on the CPU (full fp64 checks, the
+ * sampled path with row/column checksums, the tolerance) with plain-C solutions */
+START_TEST(gemm_checker_accepts_fp32_accumulation)
+{
+    grade("gemm", "gemm_host", 0, 240);
+    expect(CL_V_CORRECT, NULL);
+    ck_assert_int_eq(r.passed, r.total);
+    ck_assert_int_ge(r.total, 16);
+}
+END_TEST
+
+START_TEST(gemm_checker_catches_b_read_column_major)
+{
+    grade("gemm", "gemm_host_b_colmajor", 0, 240);
+    expect(CL_V_WRONG, "C[0][0]");
+    ck_assert_int_eq(r.passed, 2); /* both layouts agree when N = 1: 1x1x8 and 4096x1x512 */
+}
+END_TEST
+
 int main(void)
 {
-    /* the fixture home: the self-test lab, plus the reduce lab (a symlink) */
+    /* the fixture home: the self-test lab, plus the reduce and gemm labs (symlinks) */
     setenv("CUDALAB_HOME", TEST_SOURCE_DIR "/tests/fixtures/home", 1);
     Suite *s = suite_create("engine");
     TCase *tc = tcase_create("engine");
@@ -277,6 +296,8 @@ int main(void)
     tcase_add_test(tc, reduce_checker_accepts_a_correct_sum);
     tcase_add_test(tc, reduce_checker_accepts_serial_fp32);
     tcase_add_test(tc, reduce_checker_catches_a_dropped_tail);
+    tcase_add_test(tc, gemm_checker_accepts_fp32_accumulation);
+    tcase_add_test(tc, gemm_checker_catches_b_read_column_major);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

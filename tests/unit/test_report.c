@@ -13,6 +13,7 @@ static void sample(cl_result *r)
     snprintf(r->lab, sizeof r->lab, "reduce");
     snprintf(r->title, sizeof r->title, "Sum");
     r->seed = 1234;
+    r->did_test = 1;
     r->compiled = 1;
     snprintf(r->arch, sizeof r->arch, "sm_90");
     r->ncases = 2;

@@ -1,0 +1,272 @@
+/* nms_v1.cu: the first version of reference/nms.cu, kept for comparison: it is the one
+ * measured on the H100 on 2026-11-22 (docs/PERFORMANCE.md). Its scan has two barriers per
+ * 64-box chunk and a global load (the kept box's index) on the resolver's path; the
+ * current reference overlaps the two phases and prefetches everything into registers.
+ *
+ * What follows is that file as it was: */
+/* reference/nms.cu: greedy non-maximum suppression, exact.
+ *
+ * Greedy NMS looks sequential: box r survives only if no SURVIVING box ranked above it
+ * overlaps it by more than t, and whether those survive depends on the boxes above them.
+ * The classic GPU answer splits it into a parallel part and a cheap sequential part:
+ *
+ * 1. Sort by score (CUB DeviceRadixSort::SortPairsDescending on (score, index)). Radix
+ *    sort is stable, so equal scores keep ascending index order: the tie rule for free.
+ * 2. The IoU bitmask, in parallel: mask[r][w] bit k = 1 when sorted box r overlaps sorted
+ *    box 64w + k (ranked below r) by IoU > t. Only the upper triangle (64w + k > r) is
+ *    computed: n^2/2 tests, 1.25e9 at n = 50 000, all independent. One block of 64
+ *    threads per (row chunk, column chunk) with cb >= rb, enumerated triangularly so no
+ *    block is launched only to exit; the 64 column boxes sit in shared memory and every
+ *    thread reads the same one at a time (a broadcast, no bank conflict). Most pairs do
+ *    not overlap at all, so a warp whose 32 pairs all have an empty intersection skips
+ *    the union and the division.
+ * 3. The scan, sequential but small, in ONE block on the GPU (no copy of the 313 MB mask
+ *    to the host, no host round trip): the removed-set is a bitmask in shared memory.
+ *    Boxes are taken 64 at a time (one mask word):
+ *      a. warp 0 resolves the chunk: starting from the chunk's removed word it walks only
+ *         the candidates still alive (find-first-set), marks each kept and ORs in its
+ *         diagonal word (which boxes of the same chunk it removes). The 64 diagonal words
+ *         sit in two registers per lane, prefetched during the previous chunk, and are
+ *         read with a warp shuffle: no memory latency on the sequential path.
+ *      b. all 1024 threads OR the mask rows of the chunk's kept boxes into the removed
+ *         words to the right, coalesced, several rows in flight per thread. Rows of
+ *         removed boxes are never read: the "skip dead rows" that makes the scan cost
+ *         O(kept * n / 64) words instead of O(n^2 / 64).
+ *    Kept indices are written in rank order as they are found.
+ *
+ * Exactness: the decision is the README's fp32 formula, IoU = inter / union > t with
+ * inter and union rounded exactly as specified (__fmul_rn etc., no FMA contraction). To
+ * avoid a division per pair, the kernel first takes d = fma(-t, union, inter), whose sign
+ * is the sign of inter - t * union exactly (one rounding); when |d| is clearly away from 0
+ * (more than 2^-22 * t * union) that sign IS the decision of the fp32 formula, and only
+ * the rare pairs within that margin fall back to the IEEE division.
+ *
+ * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I labs/include reference/nms.cu */
+#include <cstdint>
+#include <cstdio>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "cudalab_lab.h"
+
+#define CHUNK 64            /* boxes per mask word */
+#define SCAN_THREADS 1024
+#define SCAN_INFLIGHT 8     /* mask rows loaded per thread before they are ORed */
+
+typedef unsigned long long u64;
+
+static size_t align_up(size_t v) { return (v + 255) & ~(size_t)255; }
+
+__global__ void iota_kernel(int *idx, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        idx[i] = i;
+}
+
+__device__ __forceinline__ float area_of(float4 b)
+{
+    return __fmul_rn(fmaxf(__fsub_rn(b.z, b.x), 0.0f), fmaxf(__fsub_rn(b.w, b.y), 0.0f));
+}
+
+/* Sorted boxes and their areas, so the n^2/2 tests read contiguous memory. */
+__global__ void gather_kernel(const float *__restrict__ boxes, const int *__restrict__ order,
+                              float4 *__restrict__ sboxes, float *__restrict__ sarea, int n)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < n) {
+        const float *p = boxes + 4 * (size_t)order[r];
+        float4 b = make_float4(p[0], p[1], p[2], p[3]);
+        sboxes[r] = b;
+        sarea[r] = area_of(b);
+    }
+}
+
+/* The README's fp32 decision IoU(a, b) > t, exactly (see the header comment). */
+__device__ __forceinline__ bool suppresses(float4 a, float aa, float4 b, float ab, float t,
+                                           float margin)
+{
+    float iw = __fsub_rn(fminf(a.z, b.z), fmaxf(a.x, b.x));
+    float ih = __fsub_rn(fminf(a.w, b.w), fmaxf(a.y, b.y));
+    if (iw <= 0.0f || ih <= 0.0f)      /* inter = 0: IoU = 0, never > t for t >= 0 */
+        return 0.0f > t;
+    float inter = __fmul_rn(iw, ih);
+    float uni = __fsub_rn(__fadd_rn(aa, ab), inter);
+    float d = fmaf(-t, uni, inter);    /* sign(inter - t * union), exact */
+    if (fabsf(d) > __fmul_rn(margin, uni) && uni >= 0x1p-60f)
+        return d > 0.0f;
+    float iou = uni > 0.0f ? __fdiv_rn(inter, uni) : 0.0f; /* rare: within the margin */
+    return iou > t;
+}
+
+/* Block (rb, cb), cb >= rb, from a triangular index: L = cb (cb + 1) / 2 + rb. */
+__global__ void __launch_bounds__(CHUNK)
+mask_kernel(const float4 *__restrict__ sboxes, const float *__restrict__ sarea, int n,
+            int words, float t, float margin, u64 *__restrict__ mask)
+{
+    long long L = blockIdx.x;
+    int cb = (int)((sqrt(8.0 * (double)L + 1.0) - 1.0) * 0.5);
+    while ((long long)cb * (cb + 1) / 2 > L) cb--;
+    while ((long long)(cb + 1) * (cb + 2) / 2 <= L) cb++;
+    int rb = (int)(L - (long long)cb * (cb + 1) / 2);
+
+    __shared__ float4 cbox[CHUNK];
+    __shared__ float carea[CHUNK];
+    int col0 = cb * CHUNK, ncols = min(CHUNK, n - col0);
+    if ((int)threadIdx.x < ncols) {
+        cbox[threadIdx.x] = sboxes[col0 + threadIdx.x];
+        carea[threadIdx.x] = sarea[col0 + threadIdx.x];
+    }
+    __syncthreads();
+    int r = rb * CHUNK + threadIdx.x;
+    if (r >= n)
+        return;
+    float4 rbox = sboxes[r];
+    float rarea = sarea[r];
+    u64 bits = 0;
+    int k0 = (rb == cb) ? (int)threadIdx.x + 1 : 0; /* only boxes ranked below r */
+#pragma unroll 8
+    for (int k = k0; k < ncols; k++)
+        if (suppresses(rbox, rarea, cbox[k], carea[k], t, margin))
+            bits |= 1ull << k;
+    mask[(size_t)r * words + cb] = bits;
+}
+
+/* One block walks the chunks in rank order; removed[] lives in shared memory. */
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_kernel(const u64 *__restrict__ mask, const int *__restrict__ order, int n, int words,
+            int *__restrict__ keep, int *__restrict__ num_kept)
+{
+    extern __shared__ u64 removed[]; /* words */
+    __shared__ int kept_rows[CHUNK];
+    __shared__ int kept_count;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (int w = tid; w < words; w += SCAN_THREADS)
+        removed[w] = 0;
+    /* warp 0: the diagonal words of the current chunk, rows lane and lane + 32 */
+    u64 diag_lo = 0, diag_hi = 0;
+    if (warp == 0) {
+        if (lane < n) diag_lo = mask[(size_t)lane * words];
+        if (lane + 32 < n) diag_hi = mask[(size_t)(lane + 32) * words];
+    }
+    int total = 0; /* kept so far (warp 0's copy) */
+    __syncthreads();
+    for (int c = 0; c < words; c++) {
+        const int row0 = c * CHUNK;
+        if (warp == 0) {
+            const int rows = min(CHUNK, n - row0);
+            const u64 valid = rows == 64 ? ~0ull : ((1ull << rows) - 1);
+            u64 dead = removed[c];
+            u64 alive = valid & ~dead, kept = 0;
+            while (alive) { /* only surviving candidates are visited */
+                int k = __ffsll((long long)alive) - 1;
+                kept |= 1ull << k;
+                u64 d = __shfl_sync(0xffffffffu, k < 32 ? diag_lo : diag_hi, k & 31);
+                dead |= d;
+                alive = valid & ~dead & ~((2ull << k) - 1); /* candidates after k */
+            }
+            /* write the kept indices in rank order */
+            const u64 below_lo = (1ull << lane) - 1;
+            if ((kept >> lane) & 1) {
+                int pos = total + __popcll(kept & below_lo);
+                keep[pos] = order[row0 + lane];
+                kept_rows[__popcll(kept & below_lo)] = row0 + lane;
+            }
+            if ((kept >> (lane + 32)) & 1) {
+                const u64 below_hi = (1ull << (lane + 32)) - 1;
+                int pos = total + __popcll(kept & below_hi);
+                keep[pos] = order[row0 + lane + 32];
+                kept_rows[__popcll(kept & below_hi)] = row0 + lane + 32;
+            }
+            total += __popcll(kept);
+            if (lane == 0)
+                kept_count = __popcll(kept);
+            /* prefetch the next chunk's diagonal words; they do not depend on the scan */
+            if (c + 1 < words) {
+                const int nr = row0 + CHUNK;
+                diag_lo = (nr + lane < n) ? mask[(size_t)(nr + lane) * words + c + 1] : 0;
+                diag_hi = (nr + lane + 32 < n) ? mask[(size_t)(nr + lane + 32) * words + c + 1] : 0;
+            }
+        }
+        __syncthreads();
+        const int kc = kept_count;
+        if (kc > 0) {
+            /* removed[w] |= OR of the kept rows' words w, for the words right of c */
+            for (int w = c + 1 + tid; w < words; w += SCAN_THREADS) {
+                u64 acc = 0;
+                for (int q = 0; q < kc; q += SCAN_INFLIGHT) {
+                    u64 v[SCAN_INFLIGHT];
+#pragma unroll
+                    for (int u = 0; u < SCAN_INFLIGHT; u++)
+                        v[u] = (q + u < kc) ? mask[(size_t)kept_rows[q + u] * words + w] : 0;
+#pragma unroll
+                    for (int u = 0; u < SCAN_INFLIGHT; u++)
+                        acc |= v[u];
+                }
+                removed[w] |= acc;
+            }
+        }
+        __syncthreads();
+    }
+    if (tid == 0)
+        *num_kept = total;
+}
+
+static void report(const char *what, cudaError_t err)
+{
+    if (err != cudaSuccess)
+        fprintf(stderr, "nms: %s: %s\n", what, cudaGetErrorString(err));
+}
+
+extern "C" void nms(const float *boxes, const float *scores, int n, float iou_threshold,
+                    int *keep, int *num_kept, cudaStream_t stream)
+{
+    if (n <= 0) { /* nothing to sort; no kernel with an empty grid */
+        report("memset", cudaMemsetAsync(num_kept, 0, sizeof(int), stream));
+        return;
+    }
+    const int words = (n + CHUNK - 1) / CHUNK;
+    const size_t smem = (size_t)words * sizeof(u64);
+    if (smem > 227 * 1024) {
+        fprintf(stderr, "nms: n = %d needs a %zu-byte removed mask, more than shared memory\n", n, smem);
+        return;
+    }
+
+    size_t sort_bytes = 0;
+    report("sort size", cub::DeviceRadixSort::SortPairsDescending(
+                            nullptr, sort_bytes, (const float *)nullptr, (float *)nullptr,
+                            (const int *)nullptr, (int *)nullptr, n, 0, 32, stream));
+    /* one scratch request, carved into pieces */
+    const size_t b_keys = align_up((size_t)n * 4), b_idx = align_up((size_t)n * 4),
+                 b_boxes = align_up((size_t)n * 16), b_mask = align_up((size_t)n * words * 8);
+    char *p = (char *)cudalab_scratch(b_keys + 2 * b_idx + b_boxes + b_keys + b_mask + align_up(sort_bytes));
+    if (!p) {
+        fprintf(stderr, "nms: no scratch memory for n = %d\n", n);
+        return;
+    }
+    float *keys_out = (float *)p;        p += b_keys;
+    int *idx_in = (int *)p;              p += b_idx;
+    int *idx_out = (int *)p;             p += b_idx;
+    float4 *sboxes = (float4 *)p;        p += b_boxes;
+    float *sarea = (float *)p;           p += b_keys;
+    u64 *mask = (u64 *)p;                p += b_mask;
+    void *sort_tmp = p;
+
+    const int T = 256, blocks = (n + T - 1) / T;
+    iota_kernel<<<blocks, T, 0, stream>>>(idx_in, n);
+    report("iota", cudaPeekAtLastError());
+    report("sort", cub::DeviceRadixSort::SortPairsDescending(sort_tmp, sort_bytes, scores, keys_out,
+                                                              idx_in, idx_out, n, 0, 32, stream));
+    gather_kernel<<<blocks, T, 0, stream>>>(boxes, idx_out, sboxes, sarea, n);
+    report("gather", cudaPeekAtLastError());
+
+    const float margin = fmaxf(fabsf(iou_threshold) * 0x1p-22f, 0x1p-60f);
+    const long long tri = (long long)words * (words + 1) / 2;
+    mask_kernel<<<(unsigned)tri, CHUNK, 0, stream>>>(sboxes, sarea, n, words, iou_threshold, margin, mask);
+    report("mask", cudaPeekAtLastError());
+
+    if (smem > 48 * 1024)
+        report("smem", cudaFuncSetAttribute(scan_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    scan_kernel<<<1, SCAN_THREADS, smem, stream>>>(mask, idx_out, n, words, keep, num_kept);
+    report("scan", cudaPeekAtLastError());
+}

@@ -1,0 +1,123 @@
+/* cmd_lint.c: `cudalab lint`: validate the question bank and the labs; prints one
+ * "file:line:col: message" per problem and exits 1 when there is any. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "grader/labconf.h"
+#include "paths.h"
+#include "questions/bank.h"
+#include "questions/family.h"
+#include "questions/frontend.h"
+#include "questions/seedmap.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cudalab lint [--questions-only | --labs-only] [--bank DIR] [--seeds FILE]\n"
+            "                    [--samples N] [--seed-map] [FILE.yaml...]\n\n"
+            "Checks every questions/<topic>.yaml (schema, unique ids, answers consistent with the\n"
+            "choices, both languages, references; each generated family is drawn --samples times\n"
+            "and its output checked too) and every lab (lab.yaml and its five parts). Prints\n"
+            "file:line:col: message per problem; exits 1 when any is found.\n\n"
+            "  FILE.yaml        lint only these question files (ids unique across them)\n"
+            "  --seeds FILE     check that every seed question listed in FILE is covered by\n"
+            "                   some question's seeds: (default, for the installed bank:\n"
+            "                   docs/seed-questions.md when it exists; --no-seeds skips it)\n"
+            "  --seed-map       print the seed -> question ids table (markdown) and exit\n");
+}
+
+typedef struct lint_ctx {
+    int problems;
+} lint_ctx;
+
+static void report(void *ctx, const char *msg)
+{
+    ((lint_ctx *)ctx)->problems++;
+    printf("%s\n", msg);
+}
+
+int cmd_lint(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"questions-only", no_argument, NULL, 'Q'}, {"labs-only", no_argument, NULL, 'L'},
+        {"bank", required_argument, NULL, 'b'},     {"seeds", required_argument, NULL, 's'},
+        {"samples", required_argument, NULL, 'n'},  {"seed-map", no_argument, NULL, 'M'},
+        {"no-seeds", no_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    };
+    int questions = 1, labs = 1, samples = 25, seed_map = 0, no_seeds = 0, c;
+    const char *bank_flag = NULL, *seeds = NULL;
+    cl_err err;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'Q': labs = 0; break;
+        case 'L': questions = 0; break;
+        case 'b': bank_flag = optarg; break;
+        case 's': seeds = optarg; break;
+        case 'n':
+            if (cl_qf_int(optarg, "--samples", 1, 10000, &samples, &err))
+                return fprintf(stderr, "cudalab lint: %s\n", err.msg), 2;
+            break;
+        case 'M': seed_map = 1; break;
+        case 'S': no_seeds = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!questions && !labs)
+        return fprintf(stderr, "cudalab lint: --questions-only and --labs-only exclude each other\n"), 2;
+    int files = argc - optind;
+    if (files)
+        labs = 0; /* explicit question files: lint just those */
+
+    lint_ctx ctx = {0};
+    cl_bank bank;
+    cl_bank_init(&bank);
+    char dir[4096];
+    cl_qf_bank_dir(bank_flag, dir, sizeof dir);
+    if (questions) {
+        if (files)
+            for (int i = optind; i < argc; i++)
+                cl_bank_load_file(&bank, argv[i], report, &ctx);
+        else
+            cl_bank_load_dir(&bank, dir, report, &ctx);
+        if (seed_map) {
+            cl_seed_map_print(stdout, &bank);
+            cl_bank_free(&bank);
+            return 0;
+        }
+        cl_bank_check_families(&bank, samples, report, &ctx);
+        char seed_list[4096];
+        if (!seeds && !no_seeds && !files && !bank_flag) { /* the installed bank: its own seed list */
+            snprintf(seed_list, sizeof seed_list, "%s/docs/seed-questions.md", cl_home_dir());
+            if (cl_file_exists(seed_list))
+                seeds = seed_list;
+        }
+        if (seeds && !no_seeds && bank.nq) /* with no bank at all, coverage is only noise */
+            cl_seed_coverage(&bank, seeds, report, &ctx);
+    }
+    int lab_problems = 0;
+    if (labs) {
+        lint_ctx lctx = {0};
+        cl_lab_lint_all(cl_home_dir(), report, &lctx);
+        lab_problems = lctx.problems;
+        ctx.problems += lctx.problems;
+    }
+    int families = 0;
+    for (int i = 0; i < bank.nq; i++)
+        families += bank.q[i].family != NULL;
+    if (ctx.problems)
+        fprintf(stderr, "cudalab lint: %d problem%s%s\n", ctx.problems, ctx.problems == 1 ? "" : "s",
+                lab_problems ? " (questions and labs)" : "");
+    else if (!questions)
+        fprintf(stderr, "cudalab lint: ok: labs\n");
+    else
+        fprintf(stderr, "cudalab lint: ok: %d question%s (%d generated) in %d topic file%s%s\n", bank.nq,
+                bank.nq == 1 ? "" : "s", families, bank.ntopics, bank.ntopics == 1 ? "" : "s",
+                labs ? ", labs ok" : "");
+    cl_bank_free(&bank);
+    return ctx.problems ? 1 : 0;
+}

@@ -1,0 +1,322 @@
+/* det_boxes.h: box geometry shared by the iou and nms checkers (and their CPU tests).
+ *
+ * - det_iou_f32: THE IoU of both labs, in fp32, in the order the lab READMEs define:
+ *     area  = max(0, x2 - x1) * max(0, y2 - y1)
+ *     inter = max(0, min(ax2, bx2) - max(ax1, bx1)) * max(0, min(ay2, by2) - max(ay1, by1))
+ *     union = (area_a + area_b) - inter
+ *     iou   = union > 0 ? inter / union : 0
+ * - Exact arithmetic on integer-valued boxes (the nms lab's inputs): inter and union are
+ *   integers below 2^24, so they are exact in fp32 and the only rounding any solution
+ *   makes is its final division (or multiplication by the threshold). det_clean moves
+ *   boxes until no overlapping pair has an IoU within a relative margin of the threshold,
+ *   so that every reasonable fp32 formulation takes the same suppression decisions.
+ * - A uniform grid over boxes, and greedy NMS on the CPU that only tests neighbours.
+ *
+ * Plain C11, header only: every function is static inline. */
+#ifndef CUDALAB_DET_BOXES_H
+#define CUDALAB_DET_BOXES_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef struct det_box {
+    float x1, y1, x2, y2;
+} det_box;
+
+/* ---- the canonical fp32 IoU ---- */
+
+static inline float det_pos(float v) { return v > 0.0f ? v : 0.0f; }
+static inline float det_minf(float a, float b) { return a < b ? a : b; }
+static inline float det_maxf(float a, float b) { return a > b ? a : b; }
+
+static inline float det_area_f32(det_box b)
+{
+    float w = det_pos(b.x2 - b.x1);
+    float h = det_pos(b.y2 - b.y1);
+    return w * h;
+}
+
+static inline float det_iou_f32(det_box a, det_box b)
+{
+    float aa = det_area_f32(a), ab = det_area_f32(b);
+    float iw = det_pos(det_minf(a.x2, b.x2) - det_maxf(a.x1, b.x1));
+    float ih = det_pos(det_minf(a.y2, b.y2) - det_maxf(a.y1, b.y1));
+    float inter = iw * ih;
+    float uni = (aa + ab) - inter;
+    return uni > 0.0f ? inter / uni : 0.0f;
+}
+
+/* ---- exact arithmetic on integer-valued boxes ---- */
+
+static inline int64_t det_len_i64(float lo, float hi)
+{
+    int64_t d = (int64_t)hi - (int64_t)lo;
+    return d > 0 ? d : 0;
+}
+
+static inline int64_t det_area_i64(det_box b)
+{
+    return det_len_i64(b.x1, b.x2) * det_len_i64(b.y1, b.y2);
+}
+
+/* Intersection and union areas of two integer-valued boxes, exactly. */
+static inline void det_inter_union(det_box a, det_box b, int64_t *inter, int64_t *uni)
+{
+    int64_t iw = det_len_i64(det_maxf(a.x1, b.x1), det_minf(a.x2, b.x2));
+    int64_t ih = det_len_i64(det_maxf(a.y1, b.y1), det_minf(a.y2, b.y2));
+    *inter = iw * ih;
+    *uni = det_area_i64(a) + det_area_i64(b) - *inter;
+}
+
+/* Greedy NMS's test, exactly: IoU > t, i.e. union > 0 and inter > t * union. With
+ * inter, union < 2^24 and t a float (24-bit significand) the product is exact in double. */
+static inline int det_suppresses(int64_t inter, int64_t uni, float t)
+{
+    if (uni <= 0)
+        return 0.0 > (double)t;
+    return (double)inter > (double)t * (double)uni;
+}
+
+/* A pair whose IoU lies strictly between 0 and 1 and within rel_margin * t of t: fp32
+ * rounding could flip its decision in some correct solution. An IoU of exactly 0 or 1
+ * is computed exactly by every formulation, so it is never ambiguous. */
+static inline int det_ambiguous(int64_t inter, int64_t uni, float t, double rel_margin)
+{
+    if (inter <= 0 || inter >= uni)
+        return 0;
+    double d = (double)inter - (double)t * (double)uni;
+    return fabs(d) <= rel_margin * (double)t * (double)uni;
+}
+
+/* A box of positive area (the only kind that can overlap another). */
+static inline int det_solid(det_box b) { return b.x2 > b.x1 && b.y2 > b.y1; }
+
+/* ---- a uniform grid over solid boxes, keyed by their (x1, y1) corner ----
+ * A solid box j overlaps box i only if x1_j lies in (x1_i - ext, x2_i), where ext is the
+ * largest side of any box (and likewise in y), so i's partners lie in the cells that
+ * range covers. Cells are a quarter of ext wide: a box visits about (4 + its side / cell)^2
+ * cells holding few boxes each, rather than 3 x 3 crowded ones. */
+
+#define DET_GRID_MAX 512  /* cells per side at most: start[] needs DET_GRID_MAX^2 + 1 ints */
+#define DET_NEAR_MAX 144  /* cells one box may visit: at most 12 per axis */
+
+typedef struct det_grid {
+    int side;    /* cells per side */
+    double lo;   /* smallest coordinate covered */
+    double cell; /* cell width */
+    double ext;  /* the largest side of a solid box */
+    int *start;  /* side*side + 1 offsets into items (caller's memory) */
+    int *items;  /* n box indices (caller's memory) */
+} det_grid;
+
+static inline int det_grid_cell(const det_grid *g, double v)
+{
+    double c = (v - g->lo) / g->cell;
+    return c < 0 ? 0 : (c >= g->side ? g->side - 1 : (int)c);
+}
+
+/* Builds the grid over the solid boxes among b[0..n). start and items as above. */
+static inline void det_grid_build(det_grid *g, const det_box *b, int n, int *start, int *items)
+{
+    double lo = 0, hi = 1, ext = 1;
+    int first = 1;
+    for (int i = 0; i < n; i++) {
+        if (!det_solid(b[i]))
+            continue;
+        double w = (double)b[i].x2 - b[i].x1, h = (double)b[i].y2 - b[i].y1;
+        double l = b[i].x1 < b[i].y1 ? b[i].x1 : b[i].y1;
+        double u = b[i].x2 > b[i].y2 ? b[i].x2 : b[i].y2;
+        if (first || l < lo) lo = l;
+        if (first || u > hi) hi = u;
+        if (w > ext) ext = w;
+        if (h > ext) ext = h;
+        first = 0;
+    }
+    double span = hi - lo + 1, cell = ext / 4;
+    if (span / cell > DET_GRID_MAX - 1)
+        cell = span / (DET_GRID_MAX - 1);
+    g->side = (int)(span / cell) + 1;
+    if (g->side > DET_GRID_MAX)
+        g->side = DET_GRID_MAX;
+    g->lo = lo;
+    g->cell = cell;
+    g->ext = ext;
+    g->start = start;
+    g->items = items;
+    int cells = g->side * g->side;
+    for (int c = 0; c <= cells; c++)
+        start[c] = 0;
+    for (int i = 0; i < n; i++)
+        if (det_solid(b[i]))
+            start[det_grid_cell(g, b[i].y1) * g->side + det_grid_cell(g, b[i].x1) + 1]++;
+    for (int c = 0; c < cells; c++)
+        start[c + 1] += start[c];
+    /* counting sort; start[c] is advanced while filling and shifted back afterwards */
+    for (int i = 0; i < n; i++)
+        if (det_solid(b[i])) {
+            int c = det_grid_cell(g, b[i].y1) * g->side + det_grid_cell(g, b[i].x1);
+            items[start[c]++] = i;
+        }
+    for (int c = cells; c > 0; c--)
+        start[c] = start[c - 1];
+    start[0] = 0;
+}
+
+/* The cells that may hold a partner of box (see above), as ranges [lo, hi) of g->items.
+ * Returns the number of ranges (at most DET_NEAR_MAX). */
+static inline int det_grid_near(const det_grid *g, det_box box, int lo[DET_NEAR_MAX],
+                                int hi[DET_NEAR_MAX])
+{
+    int x0 = det_grid_cell(g, box.x1 - g->ext), x1 = det_grid_cell(g, box.x2);
+    int y0 = det_grid_cell(g, box.y1 - g->ext), y1 = det_grid_cell(g, box.y2);
+    int k = 0;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int c = y * g->side + x;
+            lo[k] = g->start[c];
+            hi[k] = g->start[c + 1];
+            k++;
+        }
+    return k;
+}
+
+/* Boxes whose interiors overlap (a quick test before the exact arithmetic). */
+static inline int det_overlap(det_box a, det_box b)
+{
+    return a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+}
+
+/* Adjusts boxes of b[0..n) (integer-valued, inside [0, canvas]) until no overlapping pair
+ * is ambiguous for threshold t: the later box of an ambiguous pair is widened by one unit
+ * (or narrowed, at the canvas edge), which also changes the IoU of a nested pair. The
+ * first pass tests every overlapping pair, later passes only the pairs of the boxes
+ * changed in the pass before. Returns the number of adjustments, or -1 when 64 passes
+ * did not settle it (or memory ran out). */
+static inline int det_clean(det_box *b, int n, float t, double rel_margin, int canvas,
+                            int *start, int *items)
+{
+    size_t un = (size_t)(n > 0 ? n : 1);
+    int *todo = (int *)malloc(un * 2 * sizeof(int));
+    unsigned char *mark = (unsigned char *)calloc(un, 1);
+    if (!todo || !mark) {
+        free(todo);
+        free(mark);
+        return -1;
+    }
+    int *next = todo + un, ntodo = 0, moved = 0, rc = -1;
+    for (int i = 0; i < n; i++)
+        if (det_solid(b[i]))
+            todo[ntodo++] = i;
+    for (int pass = 0; pass < 64; pass++) {
+        det_grid g;
+        det_grid_build(&g, b, n, start, items);
+        int nnext = 0;
+        for (int q = 0; q < ntodo; q++) {
+            int d = todo[q];
+            int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(&g, b[d], lo, hi);
+            for (int c = 0; c < cells; c++)
+                for (int k = lo[c]; k < hi[c]; k++) {
+                    int e = items[k];
+                    /* pass 0 visits every pair from its lower box; later passes visit the
+                     * pairs of changed boxes from the changed side */
+                    if (e == d || (pass == 0 && e < d) || !det_overlap(b[d], b[e]))
+                        continue;
+                    int i = d < e ? d : e, j = d < e ? e : d;
+                    int64_t inter, uni;
+                    det_inter_union(b[i], b[j], &inter, &uni);
+                    if (!det_ambiguous(inter, uni, t, rel_margin))
+                        continue;
+                    if (b[j].x2 + 1.0f <= (float)canvas)
+                        b[j].x2 += 1.0f;
+                    else
+                        b[j].x1 += 1.0f;
+                    moved++;
+                    if (!mark[j]) {
+                        mark[j] = 1;
+                        next[nnext++] = j;
+                    }
+                }
+        }
+        if (nnext == 0) {
+            rc = moved;
+            break;
+        }
+        for (int q = 0; q < nnext; q++)
+            mark[next[q]] = 0;
+        int *swap = todo;
+        todo = next;
+        next = swap;
+        ntodo = nnext;
+    }
+    free(todo < next ? todo : next);
+    free(mark);
+    return rc;
+}
+
+/* ---- greedy NMS on the CPU ---- */
+
+typedef struct det_scored {
+    float score;
+    int index;
+} det_scored;
+
+/* Descending score; ties (including -0.0 == +0.0) by ascending index. */
+static inline int det_cmp_scored(const void *pa, const void *pb)
+{
+    const det_scored *a = (const det_scored *)pa, *b = (const det_scored *)pb;
+    if (a->score > b->score) return -1;
+    if (a->score < b->score) return 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* order[r] = the box of rank r; rank[i] = the rank of box i. tmp holds n det_scored. */
+static inline void det_rank(const float *scores, int n, det_scored *tmp, int *order, int *rank)
+{
+    for (int i = 0; i < n; i++) {
+        tmp[i].score = scores[i];
+        tmp[i].index = i;
+    }
+    qsort(tmp, (size_t)n, sizeof *tmp, det_cmp_scored);
+    for (int r = 0; r < n; r++) {
+        order[r] = tmp[r].index;
+        rank[tmp[r].index] = r;
+    }
+}
+
+/* Greedy NMS with threshold t >= 0 over integer-valued boxes: visits boxes by rank,
+ * keeps each one no kept box suppressed, and suppresses its lower-ranked neighbours with
+ * IoU > t. Writes keep[0..k) and suppressor[i] (the kept box that removed box i, or -1).
+ * Returns k. start/items: grid memory as for det_grid_build. */
+static inline int det_nms_cpu(const det_box *b, int n, float t, const int *order,
+                              const int *rank, int *suppressor, int *keep, int *start,
+                              int *items)
+{
+    det_grid g;
+    det_grid_build(&g, b, n, start, items);
+    for (int i = 0; i < n; i++)
+        suppressor[i] = -1;
+    int k = 0;
+    for (int r = 0; r < n; r++) {
+        int i = order[r];
+        if (suppressor[i] >= 0)
+            continue;
+        keep[k++] = i;
+        if (!det_solid(b[i]))
+            continue;
+        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(&g, b[i], lo, hi);
+        for (int c = 0; c < cells; c++)
+            for (int q = lo[c]; q < hi[c]; q++) {
+                int j = items[q];
+                if (rank[j] <= r || suppressor[j] >= 0 || !det_overlap(b[i], b[j]))
+                    continue;
+                int64_t inter, uni;
+                det_inter_union(b[i], b[j], &inter, &uni);
+                if (det_suppresses(inter, uni, t))
+                    suppressor[j] = i;
+            }
+    }
+    return k;
+}
+
+#endif

@@ -1,0 +1,497 @@
+/* gemm.c: the checker of the gemm lab: C = A * B, fp16 row-major, fp32 accumulation.
+ *
+ * Inputs come from gen.h (generated on the device, recomputable on the CPU). The output
+ * is always downloaded whole and scanned for NaN (outputs start as NaN, so an unwritten
+ * element is caught anywhere). Then, in fp64 on the CPU:
+ *   - small problems (M N K <= 2^31): every element, on all cores;
+ *   - large problems: a grid of sampled rows x columns (first and last rows and columns
+ *     always among them: corners and edges) against the generators, plus, in a full
+ *     check, exact row and column checksums of all of C (sum_j C_ij = sum_k A_ik sum_j
+ *     B_kj and its transpose) with a rigorous error bound, so a wrong row or column
+ *     anywhere is found and then located element by element.
+ * Tolerance per element (lab.yaml explains it):
+ *     |got - ref| <= u16 |ref| + acc K u32 S_ij + 2^-24,   S_ij = sum_k |A_ik B_kj|,
+ * and the relative Frobenius error over what was checked must stay below `frobenius`. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cudalab_lab.h"
+#include "grader/checker.h"
+
+#define FULL_LIMIT (1ll << 31) /* multiply-adds the CPU checks in full */
+#define SAMPLE_FULL 64         /* rows x columns sampled in a full check of a large case */
+#define SAMPLE_QUICK_ROWS 16   /* ... and after each timed run */
+#define SAMPLE_QUICK_COLS 32
+#define MAX_THREADS 32
+
+typedef enum { D_UNIFORM, D_NORMAL, D_POSITIVE } dist;
+
+typedef struct gemm_state {
+    void *A, *B, *C; /* device, fp16 */
+    long long M, N, K;
+    dist d;
+    cl_gen ga, gb;
+    uint16_t *hC;    /* the solution's output */
+    float *hA, *hB;  /* inputs on the host: from the generators (small) or downloaded (large) */
+    double acc, frob;
+    int halved;
+} gemm_state;
+
+typedef void (*gemm_fn)(const void *, const void *, void *, int, int, int, cudalab_stream);
+
+/* ---- setup ---- */
+
+static int parse_dist(cl_run *run, const cl_case *c, dist *d)
+{
+    const char *s = cl_param_str_or(c, "dist", "uniform");
+    if (!strcmp(s, "uniform")) *d = D_UNIFORM;
+    else if (!strcmp(s, "normal")) *d = D_NORMAL;
+    else if (!strcmp(s, "positive")) *d = D_POSITIVE;
+    else return cl_errorf(run, "case '%s': unknown dist '%s' (uniform, normal, positive)", cl_case_name(c), s);
+    return 0;
+}
+
+static double footprint(long long M, long long N, long long K)
+{
+    return 2.0 * ((double)M * K + (double)K * N + (double)M * N);
+}
+
+static int setup(cl_run *run, const cl_case *c, void *vs)
+{
+    gemm_state *s = vs;
+    if (parse_dist(run, c, &s->d) || cl_param_i64(run, c, "m", &s->M) || cl_param_i64(run, c, "n", &s->N) ||
+        cl_param_i64(run, c, "k", &s->K))
+        return -1;
+    if (s->M < 1 || s->N < 1 || s->K < 8 || s->K % 8)
+        return cl_errorf(run, "case '%s': need m >= 1, n >= 1 and k a positive multiple of 8 (got %lld, %lld, %lld)",
+                         cl_case_name(c), s->M, s->N, s->K);
+    if (s->M > 1 << 30 || s->N > 1 << 30 || s->K > 1 << 30)
+        return cl_errorf(run, "case '%s': dimensions must fit in an int", cl_case_name(c));
+    /* a GPU too small for the case: halve M and N until A, B and C fit (the report says so) */
+    while (footprint(s->M, s->N, s->K) > (double)cl_mem_budget(run) && s->M > 64 && s->N > 64) {
+        s->M = (s->M + 1) / 2;
+        s->N = (s->N + 1) / 2;
+        s->halved = 1;
+    }
+    if (footprint(s->M, s->N, s->K) > (double)cl_mem_budget(run))
+        return cl_errorf(run, "case '%s': %.0f MiB of matrices do not fit in this GPU's memory budget",
+                         cl_case_name(c), footprint(s->M, s->N, s->K) / 1048576.0);
+    s->acc = cl_tolerance(run, "accumulation", 3.0);
+    s->frob = cl_tolerance(run, "frobenius", 1e-3);
+
+    size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
+    if (!(s->A = cl_alloc_in(run, mk * 2, "A")) || !(s->B = cl_alloc_in(run, kn * 2, "B")) ||
+        !(s->C = cl_alloc_out(run, mn * 2, "C")) || !(s->hC = cl_host_alloc(run, mn * 2)) ||
+        !(s->hA = cl_host_alloc(run, mk * sizeof(float))) || !(s->hB = cl_host_alloc(run, kn * sizeof(float))))
+        return -1;
+    long long dims[3] = {s->M, s->N, s->K};
+    cl_set_dims(run, 3, dims);
+    cl_set_work(run, footprint(s->M, s->N, s->K), 2.0 * (double)s->M * (double)s->N * (double)s->K);
+    cl_set_shape(run, "%.3g GFLOP, %.1f MiB%s", 2e-9 * (double)s->M * (double)s->N * (double)s->K,
+                 footprint(s->M, s->N, s->K) / 1048576.0,
+                 s->halved ? "; M and N halved to fit this GPU" : "");
+    return 0;
+}
+
+static int generate(cl_run *run, void *vs, uint64_t seed)
+{
+    gemm_state *s = vs;
+    cl_gen g = {CL_GEN_UNIFORM, seed, -1.0, 1.0};
+    if (s->d == D_NORMAL) {
+        g.kind = CL_GEN_NORMALISH;
+        g.a = 0.0;
+        g.b = 1.0;
+    } else if (s->d == D_POSITIVE) {
+        g.a = 0.0;
+    }
+    s->ga = g;
+    s->gb = g;
+    s->gb.seed = cl_mix64(seed ^ 0xB0B0B0B0B0B0B0B0ull); /* an independent stream for B */
+    if (cl_fill(run, s->A, (size_t)s->M * s->K, CL_F16, &s->ga) ||
+        cl_fill(run, s->B, (size_t)s->K * s->N, CL_F16, &s->gb))
+        return -1;
+    return 0;
+}
+
+static void launch(void *vs, const void *entry, void *stream)
+{
+    gemm_state *s = vs;
+    ((gemm_fn)entry)(s->A, s->B, s->C, (int)s->M, (int)s->N, (int)s->K, stream);
+}
+
+/* ---- helpers ---- */
+
+static double a_at(const gemm_state *s, long long i, long long k)
+{
+    return cl_f16_to_f32(cl_gen_f16(&s->ga, (uint64_t)(i * s->K + k)));
+}
+static double b_at(const gemm_state *s, long long k, long long j)
+{
+    return cl_f16_to_f32(cl_gen_f16(&s->gb, (uint64_t)(k * s->N + j)));
+}
+static double c_at(const gemm_state *s, long long i, long long j)
+{
+    return cl_f16_to_f32(s->hC[i * s->N + j]);
+}
+/* The element bound (see the file comment). */
+static double bound(const gemm_state *s, double ref, double abs_sum)
+{
+    return CL_U16 * fabs(ref) + s->acc * (double)s->K * CL_U32 * abs_sum + 0x1p-24;
+}
+static int nthreads(double work)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if (n > MAX_THREADS) n = MAX_THREADS;
+    if (work < 1e7) n = 1;
+    return (int)n;
+}
+
+/* Runs fn(arg with index t) on n threads (the caller's thread is thread 0). */
+static void parallel(int n, void *(*fn)(void *), void *args, size_t arg_size)
+{
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 1; t < n; t++)
+        started[t] = pthread_create(&th[t], NULL, fn, (char *)args + t * arg_size) == 0;
+    for (int t = 1; t < n; t++)
+        if (!started[t]) fn((char *)args + t * arg_size);
+    fn(args);
+    for (int t = 1; t < n; t++)
+        if (started[t]) pthread_join(th[t], NULL);
+}
+
+/* The first element that breaks the bound, or the Frobenius sums, over a set of rows. */
+typedef struct check_part {
+    const gemm_state *s;
+    const long long *rows, *cols; /* cols NULL: every column */
+    long long nrows, ncols, row_lo, row_hi;
+    double err2, ref2;
+    long long bad_i, bad_j; /* -1: none */
+    double bad_ref, bad_got, bad_bound;
+    const float *arows; /* nrows x K of A, when rows are sampled */
+    const float *bcols; /* ncols x K of B (transposed), when columns are sampled */
+} check_part;
+
+static void note_element(check_part *p, long long i, long long j, double ref, double abs_sum)
+{
+    double got = c_at(p->s, i, j), b = bound(p->s, ref, abs_sum), err = fabs(got - ref);
+    if (!(err <= b)) {
+        if (p->bad_i < 0 || i < p->bad_i || (i == p->bad_i && j < p->bad_j)) {
+            p->bad_i = i;
+            p->bad_j = j;
+            p->bad_ref = ref;
+            p->bad_got = got;
+            p->bad_bound = b;
+        }
+        return;
+    }
+    p->err2 += err * err;
+    p->ref2 += ref * ref;
+}
+
+/* Full check of rows [row_lo, row_hi): hA and hB hold the whole inputs. */
+static void *check_rows_full(void *vp)
+{
+    check_part *p = vp;
+    const gemm_state *s = p->s;
+    long long N = s->N, K = s->K;
+    double *acc = calloc((size_t)N * 2, sizeof(double));
+    if (!acc) return NULL; /* reported by the caller through bad_i == -2 */
+    double *abs_acc = acc + N;
+    for (long long i = p->row_lo; i < p->row_hi; i++) {
+        memset(acc, 0, (size_t)N * 2 * sizeof(double));
+        for (long long k = 0; k < K; k++) {
+            double a = s->hA[i * K + k];
+            const float *brow = s->hB + k * N;
+            for (long long j = 0; j < N; j++) {
+                double prod = a * (double)brow[j];
+                acc[j] += prod;
+                abs_acc[j] += fabs(prod);
+            }
+        }
+        for (long long j = 0; j < N; j++) note_element(p, i, j, acc[j], abs_acc[j]);
+    }
+    free(acc);
+    return NULL;
+}
+
+/* Sampled check: rows[r] x cols[c] for r in [row_lo, row_hi). */
+static void *check_rows_sampled(void *vp)
+{
+    check_part *p = vp;
+    long long K = p->s->K;
+    for (long long r = p->row_lo; r < p->row_hi; r++)
+        for (long long c = 0; c < p->ncols; c++) {
+            const float *a = p->arows + r * K, *b = p->bcols + c * K;
+            double ref = 0, abs_sum = 0;
+            for (long long k = 0; k < K; k++) {
+                double prod = (double)a[k] * (double)b[k];
+                ref += prod;
+                abs_sum += fabs(prod);
+            }
+            note_element(p, p->rows[r], p->cols[c], ref, abs_sum);
+        }
+    return NULL;
+}
+
+/* Runs a row-split check on n threads and merges: 0 pass, 1 wrong (reported). */
+static int run_check(cl_run *run, gemm_state *s, check_part *tmpl, long long nrows, void *(*fn)(void *),
+                     double work, const char *what)
+{
+    int n = nthreads(work);
+    if (n > nrows) n = (int)(nrows > 0 ? nrows : 1);
+    check_part parts[MAX_THREADS];
+    long long chunk = (nrows + n - 1) / n;
+    for (int t = 0; t < n; t++) {
+        parts[t] = *tmpl;
+        parts[t].row_lo = t * chunk < nrows ? t * chunk : nrows;
+        parts[t].row_hi = (t + 1) * chunk < nrows ? (t + 1) * chunk : nrows;
+        parts[t].bad_i = parts[t].bad_j = -1;
+        parts[t].err2 = parts[t].ref2 = 0;
+    }
+    parallel(n, fn, parts, sizeof parts[0]);
+    double err2 = 0, ref2 = 0;
+    check_part *bad = NULL;
+    for (int t = 0; t < n; t++) {
+        err2 += parts[t].err2;
+        ref2 += parts[t].ref2;
+        if (parts[t].bad_i >= 0 && (!bad || parts[t].bad_i < bad->bad_i ||
+                                    (parts[t].bad_i == bad->bad_i && parts[t].bad_j < bad->bad_j)))
+            bad = &parts[t];
+    }
+    if (bad) {
+        char where[96];
+        snprintf(where, sizeof where, "C[%lld][%lld]", bad->bad_i, bad->bad_j);
+        return cl_mismatch(run, where, bad->bad_ref, bad->bad_got,
+                           "%s is %.6g, expected %.6g: off by %.4g, more than fp16 output rounding plus fp32 "
+                           "accumulation over K = %lld allow here (%.3g)%s",
+                           where, bad->bad_got, bad->bad_ref, fabs(bad->bad_got - bad->bad_ref), s->K, bad->bad_bound,
+                           fabs(bad->bad_got) < 1e-30 && fabs(bad->bad_ref) > 1e-3
+                               ? "; a zero where a value belongs: part of K or an edge tile skipped?"
+                               : "");
+    }
+    double rel = ref2 > 0 ? sqrt(err2 / ref2) : sqrt(err2);
+    if (rel > s->frob)
+        return cl_failf(run,
+                        "every element is within its bound, but the relative Frobenius error over %s is %.3g, "
+                        "above %.3g: the result is systematically less accurate than fp32 accumulation gives "
+                        "(fp16 accumulators? a skipped slice of K?)",
+                        what, rel, s->frob);
+    return 0;
+}
+
+/* ---- the three kinds of check ---- */
+
+static int scan_nan(cl_run *run, gemm_state *s)
+{
+    size_t mn = (size_t)s->M * s->N;
+    for (size_t e = 0; e < mn; e++) {
+        if ((s->hC[e] & 0x7C00u) == 0x7C00u && (s->hC[e] & 0x03FFu)) {
+            long long i = (long long)(e / s->N), j = (long long)(e % s->N);
+            double ref = 0;
+            for (long long k = 0; k < s->K; k++) ref += a_at(s, i, k) * b_at(s, k, j);
+            char where[96];
+            snprintf(where, sizeof where, "C[%lld][%lld]", i, j);
+            return cl_mismatch(run, where, ref, NAN,
+                               "%s is NaN (expected %.6g): never written (C starts as NaN before each call), or "
+                               "the sum produced one.%s",
+                               where, ref, (i >= s->M - s->M % 16 || j >= s->N - s->N % 16)
+                                   ? " It is in the last partial row or column of tiles: are edge tiles skipped?"
+                                   : "");
+        }
+    }
+    return 0;
+}
+
+typedef struct gen_part {
+    const gemm_state *s;
+    long long lo, hi;
+    float *dst;
+    int which; /* 0: all of A, 1: all of B */
+} gen_part;
+static void *gen_inputs(void *vp)
+{
+    gen_part *p = vp;
+    if (p->which == 0)
+        for (long long e = p->lo; e < p->hi; e++) p->dst[e] = cl_f16_to_f32(cl_gen_f16(&p->s->ga, (uint64_t)e));
+    else
+        for (long long e = p->lo; e < p->hi; e++) p->dst[e] = cl_f16_to_f32(cl_gen_f16(&p->s->gb, (uint64_t)e));
+    return NULL;
+}
+static void generate_host(gemm_state *s, int which)
+{
+    long long total = which == 0 ? s->M * s->K : s->K * s->N;
+    int n = nthreads((double)total * 20);
+    gen_part parts[MAX_THREADS];
+    long long chunk = (total + n - 1) / n;
+    for (int t = 0; t < n; t++) {
+        long long lo = t * chunk, hi = (t + 1) * chunk;
+        parts[t] = (gen_part){s, lo < total ? lo : total, hi < total ? hi : total, which == 0 ? s->hA : s->hB, which};
+    }
+    parallel(n, gen_inputs, parts, sizeof parts[0]);
+}
+
+static int check_full(cl_run *run, gemm_state *s)
+{
+    generate_host(s, 0);
+    generate_host(s, 1);
+    check_part t = {.s = s};
+    return run_check(run, s, &t, s->M, check_rows_full, (double)s->M * s->N * s->K, "all of C");
+}
+
+/* count distinct indices in [0, n): always 0 and n-1, the rest drawn at random. */
+static long long pick(long long *out, long long count, long long n, uint64_t seed)
+{
+    if (n <= count) {
+        for (long long i = 0; i < n; i++) out[i] = i;
+        return n;
+    }
+    out[0] = 0;
+    out[1] = n - 1;
+    for (long long i = 2; i < count; i++) out[i] = (long long)cl_sample_index(seed, (uint64_t)i, (uint64_t)n);
+    return count;
+}
+
+static int check_sampled(cl_run *run, gemm_state *s, long long nr, long long nc, uint64_t seed)
+{
+    long long rows[SAMPLE_FULL], cols[SAMPLE_FULL];
+    nr = pick(rows, nr, s->M, seed);
+    nc = pick(cols, nc, s->N, seed ^ 0x5A5A5A5Aull);
+    float *arows = malloc((size_t)(nr + nc) * s->K * sizeof(float));
+    if (!arows) return cl_errorf(run, "out of host memory for the sampled check");
+    float *bcols = arows + nr * s->K;
+    for (long long r = 0; r < nr; r++)
+        for (long long k = 0; k < s->K; k++) arows[r * s->K + k] = (float)a_at(s, rows[r], k);
+    for (long long c = 0; c < nc; c++)
+        for (long long k = 0; k < s->K; k++) bcols[c * s->K + k] = (float)b_at(s, k, cols[c]);
+    check_part t = {.s = s, .rows = rows, .cols = cols, .nrows = nr, .ncols = nc, .arows = arows, .bcols = bcols};
+    char what[64];
+    snprintf(what, sizeof what, "%lld sampled elements", nr * nc);
+    int rc = run_check(run, s, &t, nr, check_rows_sampled, (double)nr * nc * s->K, what);
+    free(arows);
+    return rc;
+}
+
+/* A row (or column) whose checksum is off: find its first element outside the bound. */
+static int locate(cl_run *run, gemm_state *s, int is_row, long long idx, double got_sum, double exact_sum,
+                  double tol)
+{
+    long long M = s->M, N = s->N, K = s->K, len = is_row ? N : M;
+    for (long long e = 0; e < len; e++) {
+        long long i = is_row ? idx : e, j = is_row ? e : idx;
+        double ref = 0, abs_sum = 0;
+        for (long long k = 0; k < K; k++) {
+            double prod = (double)s->hA[i * K + k] * (double)s->hB[k * N + j];
+            ref += prod;
+            abs_sum += fabs(prod);
+        }
+        double got = c_at(s, i, j), b = bound(s, ref, abs_sum);
+        if (!(fabs(got - ref) <= b)) {
+            char where[96];
+            snprintf(where, sizeof where, "C[%lld][%lld]", i, j);
+            return cl_mismatch(run, where, ref, got,
+                               "%s is %.6g, expected %.6g: off by %.4g, more than fp16 output rounding plus fp32 "
+                               "accumulation over K = %lld allow here (%.3g); found through the checksum of %s %lld",
+                               where, got, ref, fabs(got - ref), K, b, is_row ? "row" : "column", idx);
+        }
+    }
+    return cl_failf(run,
+                    "%s %lld of C sums to %.9g, but A times B gives %.9g there (allowed difference %.3g): every "
+                    "element is within its own bound, yet the errors all lean one way",
+                    is_row ? "row" : "column", idx, got_sum, exact_sum, tol);
+}
+
+/* Exact row and column checksums of all of C against the downloaded inputs (spot-checked
+ * against the generators first). fp16 values summed in fp64 are exact here; the bound is
+ * the sum of the element bounds over the row or column. */
+static int check_sums(cl_run *run, gemm_state *s)
+{
+    long long M = s->M, N = s->N, K = s->K;
+    size_t mk = (size_t)M * K, kn = (size_t)K * N;
+    uint16_t *tmp = malloc((mk > kn ? mk : kn) * 2);
+    double *v = calloc((size_t)(4 * K + 2 * N), sizeof(double));
+    if (!tmp || !v) {
+        free(tmp);
+        free(v);
+        return cl_errorf(run, "out of host memory for the checksums");
+    }
+    int rc = cl_download(run, tmp, s->A, mk * 2);
+    for (size_t e = 0; !rc && e < mk; e++) s->hA[e] = cl_f16_to_f32(tmp[e]);
+    if (!rc) rc = cl_download(run, tmp, s->B, kn * 2);
+    for (size_t e = 0; !rc && e < kn; e++) s->hB[e] = cl_f16_to_f32(tmp[e]);
+    free(tmp);
+    for (uint64_t q = 0; !rc && q < 4096; q++) { /* the inputs must still be the generated ones */
+        uint64_t ea = cl_sample_index(s->ga.seed, q, (uint64_t)mk), eb = cl_sample_index(s->gb.seed, q, (uint64_t)kn);
+        if (s->hA[ea] != cl_f16_to_f32(cl_gen_f16(&s->ga, ea)) || s->hB[eb] != cl_f16_to_f32(cl_gen_f16(&s->gb, eb)))
+            rc = cl_failf(run, "the inputs A and B were modified by the solution (they are read-only)");
+    }
+    double *colA = v, *absColA = v + K;             /* sum_i A_ik, sum_i |A_ik| */
+    double *rowB = v + 2 * K, *absRowB = v + 3 * K; /* sum_j B_kj, sum_j |B_kj| */
+    double *colC = v + 4 * K, *absColC = colC + N;  /* sum_i C_ij, sum_i |C_ij| */
+    if (!rc) {
+        for (long long i = 0; i < M; i++)
+            for (long long k = 0; k < K; k++) {
+                double a = s->hA[i * K + k];
+                colA[k] += a;
+                absColA[k] += fabs(a);
+            }
+        for (long long k = 0; k < K; k++)
+            for (long long j = 0; j < N; j++) {
+                double b = s->hB[k * N + j];
+                rowB[k] += b;
+                absRowB[k] += fabs(b);
+            }
+    }
+    for (long long i = 0; i < M && !rc; i++) { /* rows: sum_j C_ij = sum_k A_ik rowB_k */
+        double got = 0, abs_got = 0, exact = 0, abs_s = 0;
+        for (long long j = 0; j < N; j++) {
+            double c = c_at(s, i, j);
+            got += c;
+            abs_got += fabs(c);
+            colC[j] += c;
+            absColC[j] += fabs(c);
+        }
+        for (long long k = 0; k < K; k++) {
+            double a = s->hA[i * K + k];
+            exact += a * rowB[k];
+            abs_s += fabs(a) * absRowB[k];
+        }
+        double tol = (CL_U16 * abs_got + s->acc * K * CL_U32 * abs_s + N * 0x1p-24) / (1 - CL_U16) + 1e-12 * abs_s;
+        if (!(fabs(got - exact) <= tol)) rc = locate(run, s, 1, i, got, exact, tol);
+    }
+    for (long long j = 0; j < N && !rc; j++) { /* columns: sum_i C_ij = sum_k colA_k B_kj */
+        double exact = 0, abs_s = 0;
+        for (long long k = 0; k < K; k++) {
+            double b = s->hB[k * N + j];
+            exact += colA[k] * b;
+            abs_s += absColA[k] * fabs(b);
+        }
+        double tol =
+            (CL_U16 * absColC[j] + s->acc * K * CL_U32 * abs_s + M * 0x1p-24) / (1 - CL_U16) + 1e-12 * abs_s;
+        if (!(fabs(colC[j] - exact) <= tol)) rc = locate(run, s, 0, j, colC[j], exact, tol);
+    }
+    free(v);
+    return rc;
+}
+
+static int verify(cl_run *run, void *vs, int full)
+{
+    gemm_state *s = vs;
+    if (cl_download(run, s->hC, s->C, (size_t)s->M * s->N * 2)) return -1;
+    int rc = scan_nan(run, s);
+    if (rc) return rc;
+    double macs = (double)s->M * (double)s->N * (double)s->K;
+    if (full && macs <= (double)FULL_LIMIT) return check_full(run, s);
+    uint64_t seed = cl_mix64(s->ga.seed ^ (full ? 0x1111ull : 0x2222ull));
+    rc = full ? check_sampled(run, s, SAMPLE_FULL, SAMPLE_FULL, seed)
+              : check_sampled(run, s, SAMPLE_QUICK_ROWS, SAMPLE_QUICK_COLS, seed);
+    if (rc || !full) return rc;
+    return check_sums(run, s);
+}
+
+const cl_checker cl_checker_gemm = {"gemm", sizeof(gemm_state), setup, generate, launch, verify, NULL};

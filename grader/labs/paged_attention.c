@@ -1,0 +1,313 @@
+/* paged_attention.c: the checker of the paged_attention lab.
+ *
+ * One decode step of attention over a vLLM-style paged KV cache (see paged_attention_args
+ * in cudalab_lab.h). The case gives the shape: seqs, heads, kv_heads, head_dim,
+ * block_size, and the context lengths: `ctx` (all equal), or `ctx_min`..`ctx_max`
+ * (uniform per sequence; the first sequence gets ctx_max and the second ctx_min), or
+ * `ctx_dist: edges` (lengths next to block boundaries: k*block_size - 1, k*block_size,
+ * k*block_size + 1). Lengths come from the case seed, so the bytes a call must move are
+ * known at setup; values and block tables change with every run's seed.
+ *
+ * The cache pool holds seqs * max_blocks_per_seq physical blocks plus 1/16 spare, and
+ * every block table is a slice of one random permutation of the pool: a kernel that
+ * ignores the table (reads the cache as if each sequence were contiguous) reads other
+ * sequences' tokens or unused blocks (the spare blocks matter with one sequence: reading
+ * a permutation of exactly its own tokens would give the same attention). Entries past a
+ * sequence's last block are -1. q, K and V are fp16 from gen.h generators (cl_fill
+ * on the device), so the CPU recomputes any element it needs without copying the 1 GiB
+ * cache back; `q_std` scales q so that scores reach +-100 (exp overflows fp32 unless the
+ * maximum is subtracted first).
+ *
+ * Reference: fp64 over the same fp16 inputs. Tolerance per output element:
+ *   |got - ref| <= u16 * |ref| + tol * sum_t p_t |v_t,d| + 2^-24
+ * u16 * |ref| is rounding the output to fp16; sum_t p_t |v_t,d| is the size of the terms
+ * the fp32 softmax and weighted sum add up, and tol (lab.yaml: `out`) bounds their
+ * relative error; 2^-24 is the fp16 subnormal spacing, for outputs near zero.
+ * verify(full) checks every (sequence, kv head) group of small cases and a sample of about
+ * 2^26 recomputed K/V elements on large ones (every sequence at least once); the quick
+ * check after timed runs samples 2^22. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudalab_lab.h"
+#include "grader/checker.h"
+
+#define PA_FULL_BUDGET (1ull << 26) /* K/V elements recomputed by a full check */
+#define PA_QUICK_BUDGET (1ull << 22)
+
+typedef struct pa_state {
+    paged_attention_args args; /* device pointers and shape, passed to the solution */
+    long long seqs, heads, kv_heads, dim, bs, maxb, nblocks;
+    double q_std, tol;
+    int *ctx;         /* host copy of context_lens */
+    int *tables;      /* host copy of block_tables */
+    int *pool_perm;   /* scratch for the permutation of the pool */
+    uint16_t *out_h;  /* downloaded output */
+    double *kbuf, *vbuf, *score; /* one group's K, V rows and scores, fp64 */
+    cl_gen gq, gk, gv;
+    uint64_t seed;
+    void *d_q, *d_k, *d_v, *d_out;
+    int *d_tables, *d_ctx;
+} pa_state;
+
+static int read_shape(cl_run *run, const cl_case *c, pa_state *s)
+{
+    long long ctx_max;
+    if (cl_param_i64(run, c, "heads", &s->heads) || cl_param_i64(run, c, "kv_heads", &s->kv_heads) ||
+        cl_param_i64(run, c, "head_dim", &s->dim) || cl_param_i64(run, c, "block_size", &s->bs) ||
+        cl_param_f64_or(run, c, "q_std", 1.0, &s->q_std))
+        return -1;
+    if (cl_param_has(c, "ctx")) {
+        if (cl_param_i64(run, c, "ctx", &ctx_max))
+            return -1;
+    } else if (cl_param_i64(run, c, "ctx_max", &ctx_max)) {
+        return -1;
+    }
+    if (s->heads < 1 || s->kv_heads < 1 || s->heads % s->kv_heads)
+        return cl_errorf(run, "paged_attention: heads (%lld) must be a positive multiple of kv_heads (%lld)",
+                         s->heads, s->kv_heads);
+    if (s->dim != 64 && s->dim != 128)
+        return cl_errorf(run, "paged_attention: head_dim must be 64 or 128, not %lld", s->dim);
+    if (s->bs < 1 || s->bs > 256 || (s->bs & (s->bs - 1)))
+        return cl_errorf(run, "paged_attention: block_size %lld must be a power of two up to 256", s->bs);
+    if (ctx_max < 1 || ctx_max > (1 << 20))
+        return cl_errorf(run, "paged_attention: context length %lld is out of range", ctx_max);
+    s->maxb = (ctx_max + s->bs - 1) / s->bs;
+    /* one sequence's share of device memory: its slice of both caches, q, out, table */
+    double per_seq = 2.0 * (17.0 / 16.0) * (double)s->maxb * (double)s->bs * (double)s->kv_heads * (double)s->dim * 2.0 +
+                     2.0 * (double)s->heads * (double)s->dim * 2.0 + (double)s->maxb * 4.0 + 4.0;
+    if (cl_param_size(run, c, "seqs", per_seq, 0.0, &s->seqs))
+        return -1;
+    s->nblocks = s->seqs * s->maxb + (s->seqs * s->maxb + 15) / 16; /* 1/16 spare: see the header */
+    if ((double)s->nblocks * (double)s->bs * (double)s->kv_heads * (double)s->dim > 9.0e18 ||
+        s->nblocks > 0x7FFFFFFF)
+        return cl_errorf(run, "paged_attention: the cache pool is too large");
+
+    /* context lengths from the case seed */
+    const char *dist = cl_param_str_or(c, "ctx_dist", cl_param_has(c, "ctx") ? "fixed" : "uniform");
+    long long ctx_min = 1;
+    if (cl_param_i64_or(run, c, "ctx_min", 1, &ctx_min))
+        return -1;
+    if (ctx_min < 1 || ctx_min > ctx_max)
+        return cl_errorf(run, "paged_attention: ctx_min %lld must be in 1..ctx_max", ctx_min);
+    s->ctx = cl_host_alloc(run, (size_t)s->seqs * sizeof(int));
+    if (!s->ctx)
+        return cl_errorf(run, "paged_attention: out of host memory");
+    uint64_t cs = cl_case_seed(c) ^ 0x243F6A8885A308D3ull;
+    for (long long i = 0; i < s->seqs; i++) {
+        long long len;
+        if (!strcmp(dist, "fixed")) {
+            len = ctx_max;
+        } else if (!strcmp(dist, "uniform")) {
+            len = i == 0 ? ctx_max
+                  : i == 1 ? ctx_min
+                           : ctx_min + (long long)cl_sample_index(cs, (uint64_t)i, (uint64_t)(ctx_max - ctx_min + 1));
+        } else if (!strcmp(dist, "edges")) {
+            long long nb = (ctx_max - 1) / s->bs; /* k in 1..nb keeps k*bs + 1 <= ctx_max */
+            long long k = 1 + (long long)cl_sample_index(cs, (uint64_t)i, (uint64_t)(nb > 0 ? nb : 1));
+            len = k * s->bs + (long long)(i % 3) - 1;
+            if (len < 1)
+                len = 1;
+            if (len > ctx_max)
+                len = ctx_max;
+        } else {
+            return cl_errorf(run, "paged_attention: unknown ctx_dist '%s' (fixed, uniform, edges)", dist);
+        }
+        s->ctx[i] = (int)len;
+    }
+    return 0;
+}
+
+static int pa_setup(cl_run *run, const cl_case *c, void *state)
+{
+    pa_state *s = state;
+    if (read_shape(run, c, s))
+        return -1;
+    s->tol = cl_tolerance(run, "out", 2e-3);
+    size_t S = (size_t)s->seqs, H = (size_t)s->heads, KVH = (size_t)s->kv_heads, D = (size_t)s->dim;
+    size_t cache_elems = (size_t)s->nblocks * (size_t)s->bs * KVH * D;
+    size_t table_elems = S * (size_t)s->maxb;
+    s->tables = cl_host_alloc(run, table_elems * sizeof(int));
+    s->pool_perm = cl_host_alloc(run, (size_t)s->nblocks * sizeof(int));
+    s->out_h = cl_host_alloc(run, S * H * D * sizeof(uint16_t));
+    size_t maxctx = (size_t)(s->maxb * s->bs);
+    s->kbuf = cl_host_alloc(run, maxctx * D * sizeof(double));
+    s->vbuf = cl_host_alloc(run, maxctx * D * sizeof(double));
+    s->score = cl_host_alloc(run, maxctx * sizeof(double));
+    if (!s->tables || !s->pool_perm || !s->out_h || !s->kbuf || !s->vbuf || !s->score)
+        return cl_errorf(run, "paged_attention: out of host memory");
+
+    s->d_q = cl_alloc_in(run, S * H * D * 2, "q");
+    s->d_k = cl_alloc_in(run, cache_elems * 2, "k_cache");
+    s->d_v = cl_alloc_in(run, cache_elems * 2, "v_cache");
+    s->d_tables = cl_alloc_in(run, table_elems * sizeof(int), "block_tables");
+    s->d_ctx = cl_alloc_in(run, S * sizeof(int), "context_lens");
+    s->d_out = cl_alloc_out(run, S * H * D * 2, "out");
+    if (!s->d_q || !s->d_k || !s->d_v || !s->d_tables || !s->d_ctx || !s->d_out)
+        return -1;
+
+    paged_attention_args *a = &s->args;
+    a->q = s->d_q;
+    a->k_cache = s->d_k;
+    a->v_cache = s->d_v;
+    a->block_tables = s->d_tables;
+    a->context_lens = s->d_ctx;
+    a->out = s->d_out;
+    a->num_seqs = (int)s->seqs;
+    a->num_heads = (int)s->heads;
+    a->num_kv_heads = (int)s->kv_heads;
+    a->head_dim = (int)s->dim;
+    a->block_size = (int)s->bs;
+    a->max_blocks_per_seq = (int)s->maxb;
+    a->num_blocks = (int)s->nblocks;
+    a->scale = (float)(1.0 / sqrt((double)s->dim));
+
+    /* work: the K/V rows of every context token (each read once, shared by the heads of
+     * a group), the block-table entries in use, q, context_lens, and out */
+    double tokens = 0, used_blocks = 0;
+    long long lo = s->ctx[0], hi = s->ctx[0];
+    for (size_t i = 0; i < S; i++) {
+        tokens += s->ctx[i];
+        used_blocks += (double)((s->ctx[i] + s->bs - 1) / s->bs);
+        lo = s->ctx[i] < lo ? s->ctx[i] : lo;
+        hi = s->ctx[i] > hi ? s->ctx[i] : hi;
+    }
+    double kv_bytes = tokens * (double)KVH * (double)D * 2.0 * 2.0;
+    cl_set_work(run, kv_bytes + 2.0 * (double)(S * H * D * 2) + used_blocks * 4.0 + (double)S * 4.0,
+                4.0 * tokens * (double)H * (double)D);
+    cl_set_shape(run, "%zu seqs x ctx %lld..%lld, %zu heads / %zu kv heads, dim %zu, block %lld: %.1f MiB of KV",
+                 S, lo, hi, H, KVH, D, s->bs, kv_bytes / 1048576.0);
+    return 0;
+}
+
+static int pa_generate(cl_run *run, void *state, uint64_t seed)
+{
+    pa_state *s = state;
+    size_t S = (size_t)s->seqs, D = (size_t)s->dim;
+    size_t cache_elems = (size_t)s->nblocks * (size_t)s->bs * (size_t)s->kv_heads * D;
+    s->seed = seed;
+    s->gq = (cl_gen){CL_GEN_NORMALISH, seed ^ 0x13198A2E03707344ull, 0.0, s->q_std};
+    s->gk = (cl_gen){CL_GEN_NORMALISH, seed ^ 0xA4093822299F31D0ull, 0.0, 1.0};
+    s->gv = (cl_gen){CL_GEN_NORMALISH, seed ^ 0x082EFA98EC4E6C89ull, 0.0, 1.0};
+    if (cl_fill(run, s->d_q, S * (size_t)s->heads * D, CL_F16, &s->gq) ||
+        cl_fill(run, s->d_k, cache_elems, CL_F16, &s->gk) || cl_fill(run, s->d_v, cache_elems, CL_F16, &s->gv))
+        return -1;
+    /* block tables: slices of one random permutation of the pool, -1 past the end */
+    long long nb = s->nblocks;
+    for (long long i = 0; i < nb; i++)
+        s->pool_perm[i] = (int)i;
+    for (long long i = nb - 1; i > 0; i--) {
+        long long j = (long long)cl_sample_index(seed ^ 0x452821E638D01377ull, (uint64_t)i, (uint64_t)(i + 1));
+        int t = s->pool_perm[i];
+        s->pool_perm[i] = s->pool_perm[j];
+        s->pool_perm[j] = t;
+    }
+    for (size_t q = 0; q < S; q++) {
+        long long used = (s->ctx[q] + s->bs - 1) / s->bs;
+        for (long long b = 0; b < s->maxb; b++)
+            s->tables[q * (size_t)s->maxb + (size_t)b] = b < used ? s->pool_perm[q * (size_t)s->maxb + (size_t)b] : -1;
+    }
+    if (cl_upload(run, s->d_tables, s->tables, S * (size_t)s->maxb * sizeof(int)) ||
+        cl_upload(run, s->d_ctx, s->ctx, S * sizeof(int)))
+        return -1;
+    return 0;
+}
+
+static void pa_launch(void *state, const void *entry, void *stream)
+{
+    pa_state *s = state;
+    void (*fn)(const paged_attention_args *, cudalab_stream) =
+        (void (*)(const paged_attention_args *, cudalab_stream))entry;
+    fn(&s->args, stream);
+}
+
+static double f16(uint16_t h) { return (double)cl_f16_to_f32(h); }
+
+/* Checks every head of group (seq, g) against fp64. 0 pass, 1 wrong. */
+static int check_group(cl_run *run, pa_state *s, long long seq, long long g)
+{
+    long long D = s->dim, BS = s->bs, KVH = s->kv_heads, H = s->heads, G = H / KVH;
+    long long ctx = s->ctx[seq];
+    const int *table = s->tables + seq * s->maxb;
+    for (long long t = 0; t < ctx; t++) {
+        uint64_t row = (((uint64_t)table[t / BS] * (uint64_t)BS + (uint64_t)(t % BS)) * (uint64_t)KVH + (uint64_t)g) *
+                       (uint64_t)D;
+        for (long long d = 0; d < D; d++) {
+            s->kbuf[t * D + d] = f16(cl_gen_f16(&s->gk, row + (uint64_t)d));
+            s->vbuf[t * D + d] = f16(cl_gen_f16(&s->gv, row + (uint64_t)d));
+        }
+    }
+    double scale = (double)s->args.scale;
+    for (long long h = g * G; h < (g + 1) * G; h++) {
+        uint64_t qoff = (uint64_t)(seq * H + h) * (uint64_t)D;
+        double q[128];
+        for (long long d = 0; d < D; d++)
+            q[d] = f16(cl_gen_f16(&s->gq, qoff + (uint64_t)d));
+        double mx = -INFINITY, sum = 0;
+        for (long long t = 0; t < ctx; t++) {
+            double dot = 0;
+            for (long long d = 0; d < D; d++)
+                dot += q[d] * s->kbuf[t * D + d];
+            s->score[t] = dot * scale;
+            mx = fmax(mx, s->score[t]);
+        }
+        for (long long t = 0; t < ctx; t++)
+            sum += s->score[t] = exp(s->score[t] - mx);
+        for (long long d = 0; d < D; d++) {
+            double ref = 0, mag = 0;
+            for (long long t = 0; t < ctx; t++) {
+                ref += s->score[t] * s->vbuf[t * D + d];
+                mag += s->score[t] * fabs(s->vbuf[t * D + d]);
+            }
+            ref /= sum;
+            mag /= sum;
+            double got = f16(s->out_h[qoff + (uint64_t)d]);
+            double bound = CL_U16 * fabs(ref) + s->tol * mag + 5.9604644775390625e-08;
+            if (!cl_close(got, ref, bound, 0.0)) {
+                char where[96];
+                snprintf(where, sizeof where, "out[%lld][%lld][%lld]", seq, h, d);
+                return cl_mismatch(run, where, ref, got,
+                                   "sequence %lld (context %lld), head %lld (kv head %lld), dim %lld: "
+                                   "error %.3g > bound %.3g%s",
+                                   seq, ctx, h, g, d, fabs(got - ref), bound,
+                                   isnan(got) ? " (NaN: was it written? was the maximum subtracted?)" : "");
+            }
+        }
+    }
+    return 0;
+}
+
+static int pa_verify(cl_run *run, void *state, int full)
+{
+    pa_state *s = state;
+    size_t n = (size_t)(s->seqs * s->heads * s->dim);
+    if (cl_download(run, s->out_h, s->d_out, n * sizeof(uint16_t)))
+        return -1;
+    uint64_t budget = full ? PA_FULL_BUDGET : PA_QUICK_BUDGET;
+    uint64_t total = 0;
+    for (long long i = 0; i < s->seqs; i++)
+        total += (uint64_t)s->ctx[i] * (uint64_t)s->kv_heads * (uint64_t)s->dim * 2u;
+    if (total <= budget) {
+        for (long long q = 0; q < s->seqs; q++)
+            for (long long g = 0; g < s->kv_heads; g++)
+                if (check_group(run, s, q, g))
+                    return 1;
+        return 0;
+    }
+    /* a sample: sequences in turn from a random start, a random kv head of each */
+    uint64_t spent = 0;
+    long long start = (long long)cl_sample_index(s->seed, 0, (uint64_t)s->seqs);
+    for (long long k = 0; spent < budget; k++) {
+        long long q = (start + k) % s->seqs;
+        long long g = (long long)cl_sample_index(s->seed ^ 0xC0AC29B7C97C50DDull, (uint64_t)k, (uint64_t)s->kv_heads);
+        if (check_group(run, s, q, g))
+            return 1;
+        spent += (uint64_t)s->ctx[q] * (uint64_t)s->dim * 2u;
+    }
+    return 0;
+}
+
+const cl_checker cl_checker_paged_attention = {"paged_attention", sizeof(pa_state), pa_setup, pa_generate,
+                                               pa_launch, pa_verify, NULL};

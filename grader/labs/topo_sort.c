@@ -1,0 +1,466 @@
+/* topo_sort.c: the checker of the topo_sort lab.
+ *
+ * Inputs are directed graphs in CSR, built on the CPU from the run's seed and uploaded:
+ *   layered     nodes split into `levels` equal levels; each edge goes from a node to a
+ *               node 1..span levels further down. Kahn's algorithm then needs `levels`
+ *               rounds (every node of a level has a predecessor in the level above with
+ *               overwhelming probability), so `levels` sets the depth.
+ *   chain       one path through all n nodes: depth n, one node per round.
+ *   components  a layered part, a chain, a shallow wide part and isolated nodes, side by
+ *               side with no edge between them.
+ * Modifiers: dup (every edge repeated: multi-edges), self_loops (k edges v -> v), cycle
+ * (a short cycle threaded through levels deep inside the layered part; everything below
+ * it is unreachable for Kahn). Node ids are a random permutation of the generation
+ * order, so neither the identity nor the CSR order is a valid answer.
+ *
+ * Generation is linear and writes col sequentially (about 0.1 s for 16M edges): degrees
+ * come from paired jitter with an exact total, and each edge's target is a hash of
+ * (seed, source, slot), so a graph is a pure function of (case parameters, seed).
+ *
+ * Verification: the CPU runs Kahn's algorithm (single thread, the baseline the lab's
+ * speed-up is quoted against) to decide whether the graph has a cycle. For a DAG the
+ * answer must be a permutation of 0..n-1 in which every edge goes forward; any valid
+ * order passes. For a graph with a cycle *status must be 1 and order is ignored.
+ * Bench cases time the CPU Kahn on every timed graph and report its median in the case's
+ * shape text, so the GPU's speed-up over one CPU thread is measured in the same run. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cudalab_lab.h"
+#include "grader/checker.h"
+
+#define TOPO_MAX_PIECES 4
+#define TOPO_MAX_EXTRA 4096   /* self loops + cycle edges */
+#define TOPO_QUICK_EDGES (1 << 20)
+#define TOPO_MAX_CPU_RUNS 256
+
+/* A piece of the graph in generation order ("rank" space): ranks [off, off + n) split
+ * into `levels` levels; m edges whose sources are the ranks above the last level. */
+typedef struct topo_piece {
+    long long off, n, m;
+    long long levels, span;
+    int jitter; /* vary the out-degrees (sum unchanged) */
+} topo_piece;
+
+typedef struct topo_edge {
+    int src, dst; /* ranks */
+} topo_edge;
+
+typedef struct topo_state {
+    /* parameters */
+    long long n, m;    /* nodes; edges in all (dup and extras included) */
+    long long dup;     /* every generated edge is written dup times */
+    long long self_loops;
+    int cycle;         /* thread a cycle through the layered part */
+    double cycle_at;   /* its depth, as a fraction of the levels */
+    long long cycle_len;
+    int npieces;
+    topo_piece pieces[TOPO_MAX_PIECES];
+    /* host graph (the CPU reference reads these) */
+    int *row_ptr, *col;
+    int *rank_of;      /* node id -> rank */
+    int *id_of;        /* rank -> node id */
+    int nextra;
+    topo_edge extra[TOPO_MAX_EXTRA];
+    int *order_h, *pos, *indeg, *queue; /* verification scratch */
+    int status_h;
+    /* device buffers */
+    int *d_row_ptr, *d_col, *d_order, *d_status;
+    size_t order_bytes;
+    /* CPU Kahn timings on the bench graph (ms) */
+    int is_bench, ncpu;
+    double cpu_ms[TOPO_MAX_CPU_RUNS];
+    uint64_t seed;
+} topo_state;
+
+/* ---- levels inside a piece: level l holds ranks [start(l), start(l+1)) ---- */
+
+static long long level_start(const topo_piece *p, long long l) { return l * p->n / p->levels; }
+
+static long long level_of(const topo_piece *p, long long r) /* r relative to the piece */
+{
+    return ((r + 1) * p->levels - 1) / p->n;
+}
+
+/* Sources are the ranks above the last level. */
+static long long piece_sources(const topo_piece *p)
+{
+    return p->levels < 2 ? 0 : level_start(p, p->levels - 1);
+}
+
+/* Out-degree of relative rank r (before dup): m spread evenly over the sources, then
+ * moved between the two ranks of each pair (2i, 2i+1) by a random amount, so the total
+ * stays exactly m and the degrees still vary. */
+static long long piece_degree(const topo_piece *p, long long r, uint64_t seed)
+{
+    long long ns = piece_sources(p);
+    if (r >= ns || ns == 0)
+        return 0;
+    long long q = p->m / ns, rem = p->m % ns;
+    long long d0 = q + (r < rem);
+    if (!p->jitter)
+        return d0;
+    long long mate = r ^ 1;
+    if (mate >= ns)
+        return d0;
+    long long lo = r & ~1LL;
+    long long dlo = q + (lo < rem), dhi = q + (lo + 1 < rem);
+    uint64_t h = cl_rand64(seed ^ 0x6A09E667F3BCC909ull, (uint64_t)(p->off + lo), 0);
+    long long cap = dlo < dhi ? dlo : dhi;
+    long long shift = (long long)((h >> 1) % (uint64_t)(cap + 1));
+    int to_low = (int)(h & 1);
+    if (r == lo)
+        return to_low ? d0 + shift : d0 - shift;
+    return to_low ? d0 - shift : d0 + shift;
+}
+
+/* Target (relative rank) of slot j of relative source rank r. */
+static long long piece_target(const topo_piece *p, long long r, long long j, uint64_t seed)
+{
+    uint64_t h = cl_rand64(seed ^ 0xBB67AE8584CAA73Bull, ((uint64_t)(p->off + r) << 24) ^ (uint64_t)j, 0);
+    long long a = level_of(p, r);
+    long long b = a + 1 + (long long)((h >> 40) % (uint64_t)p->span);
+    if (b > p->levels - 1)
+        b = p->levels - 1;
+    long long s = level_start(p, b), e = level_start(p, b + 1);
+    return s + (long long)((h & 0xFFFFFFFFull) % (uint64_t)(e - s));
+}
+
+static int find_piece(const topo_state *s, long long rank)
+{
+    for (int i = s->npieces - 1; i > 0; i--)
+        if (rank >= s->pieces[i].off)
+            return i;
+    return 0;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const topo_edge *x = a, *y = b;
+    return x->src != y->src ? (x->src < y->src ? -1 : 1) : (x->dst < y->dst ? -1 : x->dst > y->dst);
+}
+
+/* The extra edges of this seed: self loops at random ranks, and the hidden cycle: the
+ * first node of levels a, a+1, ..., a+len-1 of piece 0 chained, plus the edge back. */
+static void make_extras(topo_state *s, uint64_t seed)
+{
+    s->nextra = 0;
+    for (long long i = 0; i < s->self_loops; i++) {
+        int r = (int)cl_sample_index(seed ^ 0x3C6EF372FE94F82Bull, (uint64_t)i, (uint64_t)s->n);
+        s->extra[s->nextra++] = (topo_edge){r, r};
+    }
+    if (s->cycle) {
+        const topo_piece *p = &s->pieces[0];
+        long long a = (long long)(s->cycle_at * (double)(p->levels - s->cycle_len));
+        if (a < 0)
+            a = 0;
+        for (long long k = 0; k < s->cycle_len; k++) {
+            long long from = level_start(p, a + k);
+            long long to = level_start(p, a + (k + 1) % s->cycle_len);
+            s->extra[s->nextra++] = (topo_edge){(int)(p->off + from), (int)(p->off + to)};
+        }
+    }
+    qsort(s->extra, (size_t)s->nextra, sizeof s->extra[0], cmp_edge);
+}
+
+/* Builds the CSR of this seed into s->row_ptr / s->col. */
+static void build_graph(topo_state *s, uint64_t seed)
+{
+    long long n = s->n;
+    /* node ids: a random permutation of the ranks (Fisher-Yates) */
+    for (long long i = 0; i < n; i++)
+        s->id_of[i] = (int)i;
+    for (long long i = n - 1; i > 0; i--) {
+        long long j = (long long)cl_sample_index(seed ^ 0xA54FF53A5F1D36F1ull, (uint64_t)i, (uint64_t)(i + 1));
+        int t = s->id_of[i];
+        s->id_of[i] = s->id_of[j];
+        s->id_of[j] = t;
+    }
+    for (long long r = 0; r < n; r++)
+        s->rank_of[s->id_of[r]] = (int)r;
+    make_extras(s, seed);
+
+    /* row lengths by node id, then offsets */
+    memset(s->row_ptr, 0, (size_t)(n + 1) * sizeof(int));
+    for (long long r = 0; r < n; r++) {
+        const topo_piece *p = &s->pieces[find_piece(s, r)];
+        s->row_ptr[s->id_of[r] + 1] = (int)(piece_degree(p, r - p->off, seed) * s->dup);
+    }
+    for (int e = 0; e < s->nextra; e++)
+        s->row_ptr[s->id_of[s->extra[e].src] + 1]++;
+    for (long long u = 0; u < n; u++)
+        s->row_ptr[u + 1] += s->row_ptr[u];
+
+    /* edges, row by row (sequential writes); extras go last in their row */
+    for (long long u = 0; u < n; u++) {
+        long long r = s->rank_of[u];
+        const topo_piece *p = &s->pieces[find_piece(s, r)];
+        long long rel = r - p->off, deg = piece_degree(p, rel, seed);
+        int *out = s->col + s->row_ptr[u];
+        for (long long j = 0; j < deg; j++) {
+            int v = s->id_of[p->off + piece_target(p, rel, j, seed)];
+            for (long long d = 0; d < s->dup; d++)
+                *out++ = v;
+        }
+    }
+    /* extras: sorted by source rank, so equal sources are adjacent */
+    for (int e = 0; e < s->nextra;) {
+        int src = s->extra[e].src, u = s->id_of[src];
+        const topo_piece *p = &s->pieces[find_piece(s, src)];
+        long long base = piece_degree(p, src - p->off, seed) * s->dup;
+        int *out = s->col + s->row_ptr[u] + base;
+        for (; e < s->nextra && s->extra[e].src == src; e++)
+            *out++ = s->id_of[s->extra[e].dst];
+    }
+}
+
+/* Kahn's algorithm on one CPU thread. Returns the number of nodes placed (< n: cycle).
+ * The queue array doubles as the order. */
+static long long cpu_kahn(long long n, const int *row_ptr, const int *col, int *indeg, int *queue)
+{
+    memset(indeg, 0, (size_t)n * sizeof(int));
+    long long m = n ? row_ptr[n] : 0;
+    for (long long k = 0; k < m; k++)
+        indeg[col[k]]++;
+    long long head = 0, tail = 0;
+    for (long long u = 0; u < n; u++)
+        if (indeg[u] == 0)
+            queue[tail++] = (int)u;
+    while (head < tail) {
+        int u = queue[head++];
+        for (int k = row_ptr[u]; k < row_ptr[u + 1]; k++)
+            if (--indeg[col[k]] == 0)
+                queue[tail++] = col[k];
+    }
+    return tail;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- the checker ---- */
+
+static int read_params(cl_run *run, const cl_case *c, topo_state *s)
+{
+    const char *kind = cl_param_str_or(c, "graph", "layered");
+    long long n, m, levels, span;
+    if (cl_param_i64(run, c, "n", &n) || cl_param_i64_or(run, c, "m", 0, &m) ||
+        cl_param_i64_or(run, c, "levels", 2, &levels) || cl_param_i64_or(run, c, "span", 4, &span) ||
+        cl_param_i64_or(run, c, "dup", 1, &s->dup) ||
+        cl_param_i64_or(run, c, "self_loops", 0, &s->self_loops) ||
+        cl_param_i64_or(run, c, "cycle_len", 0, &s->cycle_len) ||
+        cl_param_f64_or(run, c, "cycle_at", 0.6, &s->cycle_at))
+        return -1;
+    if (n < 0 || n > INT_MAX / 2)
+        return cl_errorf(run, "topo_sort: n = %lld is out of range", n);
+    if (m < 0 || s->dup < 1 || s->self_loops < 0 || s->cycle_len < 0 || span < 1)
+        return cl_errorf(run, "topo_sort: m, dup, self_loops, cycle_len and span must be >= 0 (dup, span >= 1)");
+    s->n = n;
+    s->cycle = s->cycle_len > 0;
+    if (!strcmp(kind, "layered")) {
+        if (n > 0 && (levels < 1 || levels > n))
+            return cl_errorf(run, "topo_sort: levels = %lld must be in 1..n", levels);
+        if (m > 0 && levels < 2)
+            return cl_errorf(run, "topo_sort: a graph with edges needs levels >= 2");
+        s->npieces = 1;
+        s->pieces[0] = (topo_piece){0, n, m, n ? levels : 1, span, 1};
+    } else if (!strcmp(kind, "chain")) {
+        s->npieces = 1;
+        s->pieces[0] = (topo_piece){0, n, n > 0 ? n - 1 : 0, n ? n : 1, 1, 0};
+    } else if (!strcmp(kind, "components")) {
+        /* half the nodes layered (levels deep), an eighth a chain, a quarter in 3 wide
+         * levels, the rest isolated; edges split between the two layered parts */
+        if (n < 64)
+            return cl_errorf(run, "topo_sort: graph components needs n >= 64");
+        long long n0 = n / 2, n1 = n / 8, n2 = n / 4, n3 = n - n0 - n1 - n2;
+        long long m0 = m * 3 / 4, m2 = m - m0;
+        if (levels < 2 || levels > n0)
+            return cl_errorf(run, "topo_sort: levels = %lld must be in 2..n/2", levels);
+        s->npieces = 4;
+        s->pieces[0] = (topo_piece){0, n0, m0, levels, span, 1};
+        s->pieces[1] = (topo_piece){n0, n1, n1 - 1, n1, 1, 0};
+        s->pieces[2] = (topo_piece){n0 + n1, n2, m2, 3, 2, 1};
+        s->pieces[3] = (topo_piece){n0 + n1 + n2, n3, 0, 1, 1, 0};
+    } else {
+        return cl_errorf(run, "topo_sort: unknown graph '%s' (layered, chain, components)", kind);
+    }
+    if (s->cycle && (s->pieces[0].levels < s->cycle_len || n == 0))
+        return cl_errorf(run, "topo_sort: cycle_len %lld needs at least as many levels", s->cycle_len);
+    if (s->self_loops + s->cycle_len > TOPO_MAX_EXTRA)
+        return cl_errorf(run, "topo_sort: at most %d self loops and cycle edges", TOPO_MAX_EXTRA);
+    if (s->self_loops > 0 && n == 0)
+        return cl_errorf(run, "topo_sort: self loops need n >= 1");
+    long long base = 0;
+    for (int i = 0; i < s->npieces; i++)
+        base += s->pieces[i].m;
+    double total = (double)base * (double)s->dup + (double)(s->self_loops + s->cycle_len);
+    if (total > (double)(INT_MAX - 1))
+        return cl_errorf(run, "topo_sort: %.0f edges do not fit a 32-bit CSR", total);
+    s->m = (long long)total;
+    return 0;
+}
+
+static int topo_setup(cl_run *run, const cl_case *c, void *state)
+{
+    topo_state *s = state;
+    if (read_params(run, c, s))
+        return -1;
+    size_t n = (size_t)s->n, m = (size_t)s->m;
+    s->row_ptr = cl_host_alloc(run, (n + 1) * sizeof(int));
+    s->col = cl_host_alloc(run, (m ? m : 1) * sizeof(int));
+    s->rank_of = cl_host_alloc(run, (n ? n : 1) * sizeof(int));
+    s->id_of = cl_host_alloc(run, (n ? n : 1) * sizeof(int));
+    s->order_h = cl_host_alloc(run, (n ? n : 1) * sizeof(int));
+    s->pos = cl_host_alloc(run, (n ? n : 1) * sizeof(int));
+    s->indeg = cl_host_alloc(run, (n ? n : 1) * sizeof(int));
+    s->queue = cl_host_alloc(run, (n ? n : 1) * sizeof(int));
+    if (!s->row_ptr || !s->col || !s->rank_of || !s->id_of || !s->order_h || !s->pos || !s->indeg || !s->queue)
+        return cl_errorf(run, "topo_sort: out of host memory for %zu nodes, %zu edges", n, m);
+    /* order has one slot even when n = 0, so a write to order[0] is seen (see verify) */
+    s->order_bytes = (n ? n : 1) * sizeof(int);
+    s->d_row_ptr = cl_alloc_in(run, (n + 1) * sizeof(int), "row_ptr");
+    s->d_col = cl_alloc_in(run, (m ? m : 1) * sizeof(int), "col");
+    s->d_order = cl_alloc_out(run, s->order_bytes, "order");
+    s->d_status = cl_alloc_out(run, sizeof(int), "status");
+    if (!s->d_row_ptr || !s->d_col || !s->d_order || !s->d_status)
+        return -1;
+    s->is_bench = cl_case_is_bench(c);
+    /* must move: row_ptr and col read once, order and status written once */
+    cl_set_work(run, (double)(n + 1 + m + n + 1) * sizeof(int), 0.0);
+    cl_set_items(run, (double)m, "edges");
+    cl_set_shape(run, "%lld nodes, %lld edges, %s", s->n, s->m, cl_param_str_or(c, "graph", "layered"));
+    return 0;
+}
+
+static int topo_generate(cl_run *run, void *state, uint64_t seed)
+{
+    topo_state *s = state;
+    s->seed = seed;
+    if (s->n == 0) {
+        s->row_ptr[0] = 0;
+        return cl_upload(run, s->d_row_ptr, s->row_ptr, sizeof(int));
+    }
+    build_graph(s, seed);
+    if (cl_upload(run, s->d_row_ptr, s->row_ptr, (size_t)(s->n + 1) * sizeof(int)))
+        return -1;
+    return s->m ? cl_upload(run, s->d_col, s->col, (size_t)s->m * sizeof(int)) : 0;
+}
+
+static void topo_launch(void *state, const void *entry, void *stream)
+{
+    topo_state *s = state;
+    void (*fn)(const int *, const int *, int, int, int *, int *, cudalab_stream) =
+        (void (*)(const int *, const int *, int, int, int *, int *, cudalab_stream))entry;
+    fn(s->d_row_ptr, s->d_col, (int)s->n, (int)s->m, s->d_order, s->d_status, stream);
+}
+
+/* Median CPU Kahn time so far, into the case's shape text. */
+static void report_cpu(cl_run *run, topo_state *s, double ms)
+{
+    if (s->ncpu < TOPO_MAX_CPU_RUNS)
+        s->cpu_ms[s->ncpu++] = ms;
+    double sorted[TOPO_MAX_CPU_RUNS];
+    memcpy(sorted, s->cpu_ms, (size_t)s->ncpu * sizeof(double));
+    qsort(sorted, (size_t)s->ncpu, sizeof(double), cmp_double);
+    double med = sorted[s->ncpu / 2];
+    cl_set_shape(run, "%lld nodes, %lld edges; CPU Kahn (1 thread): %.2f ms median of %d = %.3f Gedges/s",
+                 s->n, s->m, med, s->ncpu, (double)s->m / (med * 1e6));
+}
+
+static int topo_verify(cl_run *run, void *state, int full)
+{
+    topo_state *s = state;
+    long long n = s->n;
+    if (cl_download(run, &s->status_h, s->d_status, sizeof(int)))
+        return -1;
+    double t0 = now_ms();
+    long long placed = cpu_kahn(n, s->row_ptr, s->col, s->indeg, s->queue);
+    double t1 = now_ms();
+    if (s->is_bench)
+        report_cpu(run, s, t1 - t0);
+    int cyclic = placed < n;
+
+    if (s->status_h != 0 && s->status_h != 1)
+        return cl_mismatch(run, "*status", cyclic, s->status_h, "*status must be 0 (a DAG) or 1 (a cycle)%s",
+                           s->status_h == -1 ? "; it was not written" : "");
+    if (cyclic && s->status_h != 1)
+        return cl_mismatch(run, "*status", 1, s->status_h,
+                           "the graph has a cycle (the CPU's Kahn placed %lld of %lld nodes) but *status = 0",
+                           placed, n);
+    if (!cyclic && s->status_h != 0)
+        return cl_mismatch(run, "*status", 0, s->status_h,
+                           "the graph is acyclic (the CPU's Kahn placed all %lld nodes) but *status = 1", n);
+    if (cyclic)
+        return 0; /* order is ignored */
+    if (n == 0) {
+        /* nothing to write: order[0] (one guard slot) must still hold the poison */
+        int slot;
+        if (cl_download(run, &slot, s->d_order, sizeof(int)))
+            return -1;
+        if (slot != -1)
+            return cl_failf(run, "n = 0 but order[0] was written (%d): there is nothing to write", slot);
+        return 0;
+    }
+
+    if (cl_download(run, s->order_h, s->d_order, (size_t)n * sizeof(int)))
+        return -1;
+    /* a permutation of 0..n-1 */
+    for (long long v = 0; v < n; v++)
+        s->pos[v] = -1;
+    for (long long i = 0; i < n; i++) {
+        int v = s->order_h[i];
+        char where[64];
+        snprintf(where, sizeof where, "order[%lld]", i);
+        if (v < 0 || v >= n)
+            return cl_mismatch(run, where, s->queue[i], v, "not a node id (n = %lld)%s", n,
+                               v == -1 ? "; was it written?" : "");
+        if (s->pos[v] >= 0)
+            return cl_mismatch(run, where, s->queue[i], v, "node %d appears twice (also at order[%d])", v,
+                               s->pos[v]);
+        s->pos[v] = (int)i;
+    }
+    /* every edge forward: all of them, or a random sample after timed runs */
+    long long m = s->m;
+    if (full || m <= TOPO_QUICK_EDGES) {
+        for (long long u = 0; u < n; u++)
+            for (int k = s->row_ptr[u]; k < s->row_ptr[u + 1]; k++) {
+                int v = s->col[k];
+                if (s->pos[u] >= s->pos[v])
+                    return cl_failf(run, "edge %lld -> %d goes backward: node %lld is at order[%d], node %d at order[%d]",
+                                    u, v, u, s->pos[u], v, s->pos[v]);
+            }
+        return 0;
+    }
+    for (long long i = 0; i < TOPO_QUICK_EDGES; i++) {
+        long long k = (long long)cl_sample_index(s->seed ^ 0x510E527FADE682D1ull, (uint64_t)i, (uint64_t)m);
+        long long lo = 0, hi = n - 1; /* the row holding edge k: last u with row_ptr[u] <= k */
+        while (lo < hi) {
+            long long mid = (lo + hi + 1) / 2;
+            if (s->row_ptr[mid] <= k)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        int u = (int)lo, v = s->col[k];
+        if (s->pos[u] >= s->pos[v])
+            return cl_failf(run, "edge %d -> %d goes backward: node %d is at order[%d], node %d at order[%d]", u, v,
+                            u, s->pos[u], v, s->pos[v]);
+    }
+    return 0;
+}
+
+const cl_checker cl_checker_topo_sort = {"topo_sort", sizeof(topo_state), topo_setup, topo_generate,
+                                         topo_launch, topo_verify, NULL};

@@ -1,0 +1,108 @@
+/* transpose.c: the checker of the transpose lab.
+ *
+ * in is rows x cols fp32 from a gen.h generator (value of in[i][j] = element i*cols + j of
+ * the stream), out must be cols x rows with out[j][i] == in[i][j] bit for bit: a transpose
+ * only moves values, so the comparison is exact. The CPU recomputes any input element
+ * from the generator, so the output is checked without copying the input back.
+ * Work: rows * cols * 4 bytes read + the same written. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cudalab_lab.h"
+#include "grader/checker.h"
+#include "memlab.h"
+
+typedef struct transpose_state {
+    float *in, *out;
+    long long rows, cols;
+    cl_gen gen;    /* seed set by generate */
+    double max_abs; /* 0: bit for bit */
+    float *host;   /* download buffer: chunk_rows rows of out */
+    long long chunk_rows;
+} transpose_state;
+
+typedef void (*transpose_fn)(const float *in, float *out, int rows, int cols, cudalab_stream stream);
+
+static int setup(cl_run *run, const cl_case *c, void *st_)
+{
+    transpose_state *st = st_;
+    if (ml_read_shape(run, c, 8.0, &st->rows, &st->cols) ||
+        ml_read_dist(run, c, &st->gen, "uniform", -1.0, 1.0))
+        return -1;
+    st->max_abs = cl_tolerance(run, "max_abs", 0.0);
+    const size_t bytes = (size_t)st->rows * (size_t)st->cols * sizeof(float);
+    st->in = cl_alloc_in(run, bytes, "in");
+    st->out = cl_alloc_out(run, bytes, "out");
+    /* out has cols rows of `rows` floats */
+    st->chunk_rows = ml_rows_per_chunk(st->rows, sizeof(float));
+    if (st->chunk_rows > st->cols)
+        st->chunk_rows = st->cols;
+    st->host = cl_host_alloc(run, (size_t)st->chunk_rows * (size_t)st->rows * sizeof(float));
+    if (!st->in || !st->out || !st->host)
+        return -1;
+    cl_set_work(run, 2.0 * (double)bytes, 0.0);
+    cl_set_shape(run, "%lld x %lld fp32, %.1f MiB in", st->rows, st->cols, (double)bytes / 1048576.0);
+    return 0;
+}
+
+static int generate(cl_run *run, void *st_, uint64_t seed)
+{
+    transpose_state *st = st_;
+    st->gen.seed = seed;
+    return cl_fill(run, st->in, (size_t)st->rows * (size_t)st->cols, CL_F32, &st->gen);
+}
+
+static void launch(void *st_, const void *entry, void *stream)
+{
+    transpose_state *st = st_;
+    ((transpose_fn)entry)(st->in, st->out, (int)st->rows, (int)st->cols, stream);
+}
+
+/* Checks out rows [lo, hi) (each out row j holds column j of in). */
+static int check_out_rows(cl_run *run, transpose_state *st, long long lo, long long hi)
+{
+    const long long R = st->rows, C = st->cols;
+    for (long long j0 = lo; j0 < hi; j0 += st->chunk_rows) {
+        const long long j1 = j0 + st->chunk_rows < hi ? j0 + st->chunk_rows : hi;
+        if (cl_download(run, st->host, st->out + (size_t)j0 * (size_t)R,
+                        (size_t)(j1 - j0) * (size_t)R * sizeof(float)))
+            return -1;
+        for (long long j = j0; j < j1; j++) {
+            const float *row = st->host + (size_t)(j - j0) * (size_t)R;
+            for (long long i = 0; i < R; i++) {
+                const float want = cl_gen_f32(&st->gen, (uint64_t)i * (uint64_t)C + (uint64_t)j);
+                const int same = st->max_abs > 0 ? cl_close(row[i], want, st->max_abs, 0.0)
+                                                 : memcmp(&row[i], &want, sizeof want) == 0;
+                if (!same) {
+                    char where[64];
+                    snprintf(where, sizeof where, "out[%lld][%lld]", j, i);
+                    return cl_mismatch(run, where, want, row[i],
+                                       "out is %lld x %lld and out[j][i] must equal in[i][j] = %.9g "
+                                       "exactly%s",
+                                       C, R, (double)want, ml_why(row[i]));
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int verify(cl_run *run, void *st_, int full)
+{
+    transpose_state *st = st_;
+    ml_bands b;
+    /* bands over out's rows (cols of them, each `rows` long) */
+    ml_pick_rows(&b, st->cols, st->rows, full, st->gen.seed ^ 0x7472616E73706F73ull);
+    if (!full) { /* also the first out row: it holds the whole first column of in */
+        b.lo[b.n] = 0, b.hi[b.n] = 1, b.n++;
+    }
+    for (int k = 0; k < b.n; k++) {
+        int rc = check_out_rows(run, st, b.lo[k], b.hi[k]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+const cl_checker cl_checker_transpose = {"transpose", sizeof(transpose_state), setup, generate,
+                                         launch, verify, NULL};

@@ -1,0 +1,143 @@
+/* roofline_bound.c: is a kernel memory- or compute-bound, and what throughput can it
+ * reach? From a given arithmetic intensity, or one the candidate derives for an
+ * element-wise kernel or a GEMM.
+ *
+ * attainable = min(peak, intensity x bandwidth); the ridge point is peak / bandwidth.
+ * Intensities count the compulsory traffic only: each input read once, each output
+ * written once (perfect caching). */
+#include "genutil.h"
+
+double cl_roofline(double peak_tflops, double bw_tbs, double intensity, int *memory_bound)
+{
+    double mem = intensity * bw_tbs; /* FLOP/byte x TB/s = TFLOP/s */
+    if (memory_bound)
+        *memory_bound = mem < peak_tflops;
+    return mem < peak_tflops ? mem : peak_tflops;
+}
+
+typedef struct kernel {
+    const char *en, *zh;
+    double flops, bytes; /* per element */
+} kernel;
+
+/* An intensity as a person writes it: 0.125, 10.7, 2731. */
+static const char *fmt_ai(cl_arena *a, double v)
+{
+    return v >= 100 ? cl_arena_printf(a, "%.0f", v) : v >= 10 ? cl_arena_printf(a, "%.1f", v) : cl_arena_printf(a, "%.3g", v);
+}
+
+static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
+{
+    (void)err;
+    cl_rng r;
+    cl_gen_rng(&r, seed, q->difficulty);
+    const int d = q->difficulty;
+    /* a machine: peak 20..1000 TFLOP/s, bandwidth 0.5..4 TB/s */
+    static const int peaks[] = {20, 60, 120, 312, 500, 989};
+    static const double bws[] = {0.9, 1.5, 2.0, 3.35};
+    double peak = cl_gen_pick(&r, peaks, CL_NELEMS(peaks));
+    double bw = bws[cl_rng_below(&r, CL_NELEMS(bws))];
+    double ridge = peak / bw;
+    double ai;
+    const char *kern_en = NULL, *kern_zh = NULL, *derive_en = "", *derive_zh = "";
+
+    if (d <= 2) {
+        /* intensity given: 1/8 .. 4x the ridge point, never on it */
+        static const double mult[] = {0.05, 0.1, 0.25, 0.5, 0.8, 1.25, 2, 4, 10};
+        ai = ridge * mult[cl_rng_below(&r, CL_NELEMS(mult))];
+        ai = ai >= 10 ? (double)(long)(ai + 0.5) : (double)(long)(ai * 10 + 0.5) / 10;
+        if (ai <= 0)
+            ai = 0.1;
+    } else if (d == 3) {
+        static const kernel ks[] = {
+            {"y[i] = x[i] + z[i] (fp32)", "y[i] = x[i] + z[i]（fp32）", 1, 12},
+            {"y[i] = a * x[i] + y[i] (SAXPY, fp32)", "y[i] = a * x[i] + y[i]（SAXPY，fp32）", 2, 12},
+            {"y[i] = a * x[i] (fp32)", "y[i] = a * x[i]（fp32）", 1, 8},
+            {"y[i] = a * x[i] + b (fp16 in and out)", "y[i] = a * x[i] + b（fp16 输入输出）", 2, 4},
+            {"a dot product s += x[i] * y[i] (fp32)", "点积 s += x[i] * y[i]（fp32）", 2, 8},
+        };
+        const kernel *k = &ks[cl_rng_below(&r, CL_NELEMS(ks))];
+        ai = k->flops / k->bytes;
+        kern_en = k->en;
+        kern_zh = k->zh;
+        derive_en = cl_arena_printf(a, "Per element it does %.0f FLOP%s and moves %.0f bytes, so the "
+                                       "intensity is %.0f/%.0f = %.3f FLOP/byte. ",
+                                    k->flops, k->flops == 1 ? "" : "s", k->bytes, k->flops, k->bytes, ai);
+        derive_zh = cl_arena_printf(a, "每个元素做 %.0f 次浮点运算、搬运 %.0f 字节，算术强度为 %.0f/%.0f = %.3f FLOP/字节。",
+                                    k->flops, k->bytes, k->flops, k->bytes, ai);
+    } else {
+        int m, n, kk, eb;
+        if (d == 4) {
+            static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
+            m = n = kk = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
+            eb = 2;
+        } else {
+            static const int sizes[] = {16, 64, 256, 1024, 4096};
+            m = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
+            n = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
+            kk = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
+            eb = 2;
+        }
+        double flops = 2.0 * m * n * kk;
+        double bytes = (double)eb * ((double)m * kk + (double)kk * n + (double)m * n);
+        ai = flops / bytes;
+        kern_en = cl_arena_printf(a, "an fp16 GEMM C = A x B with M = %d, N = %d, K = %d (A, B read "
+                                     "once, C written once)", m, n, kk);
+        kern_zh = cl_arena_printf(a, "fp16 GEMM C = A x B，M = %d，N = %d，K = %d（A、B 各读一次，C 写一次）",
+                                  m, n, kk);
+        derive_en = cl_arena_printf(a, "FLOPs = 2MNK = %.4g; bytes = 2(MK + KN + MN) = %.4g; intensity "
+                                       "= %.1f FLOP/byte. ", flops, bytes, ai);
+        derive_zh = cl_arena_printf(a, "FLOP = 2MNK = %.4g；字节 = 2(MK + KN + MN) = %.4g；算术强度 = %.1f FLOP/字节。",
+                                    flops, bytes, ai);
+    }
+    int mb;
+    double att = cl_roofline(peak, bw, ai, &mb);
+    const char *machine_en = cl_arena_printf(a, "a GPU with a peak of %.0f TFLOP/s and %.2f TB/s of "
+                                                "memory bandwidth", peak, bw);
+    const char *machine_zh = cl_arena_printf(a, "某 GPU 峰值算力 %.0f TFLOP/s，显存带宽 %.2f TB/s", peak, bw);
+    const char *ais = fmt_ai(a, ai);
+    const char *verdict_en = cl_arena_printf(a,
+        "The ridge point is %.0f / %.2f = %.1f FLOP/byte. %s is %s it, so the kernel is %s-bound: "
+        "attainable = min(%.0f, %s x %.2f) = %.3g TFLOP/s.",
+        peak, bw, ridge, ais, mb ? "below" : "above", mb ? "memory" : "compute", peak, ais, bw, att);
+    const char *verdict_zh = cl_arena_printf(a,
+        "拐点（ridge point）为 %.0f / %.2f = %.1f FLOP/字节。%s %s拐点，所以 kernel 是%s受限："
+        "可达性能 = min(%.0f, %s x %.2f) = %.3g TFLOP/s。",
+        peak, bw, ridge, ais, mb ? "低于" : "高于", mb ? "访存" : "计算", peak, ais, bw, att);
+
+    if (d <= 1) {
+        q->type = CL_Q_SINGLE;
+        q->nchoices = 2;
+        q->choices[0] = (cl_qtext){"memory-bound", "访存受限（memory-bound）"};
+        q->choices[1] = (cl_qtext){"compute-bound", "计算受限（compute-bound）"};
+        q->answer = mb ? 0 : 1;
+        q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte runs "
+                                          "on %s. On the roofline, is it memory-bound or compute-bound?",
+                                       fmt_ai(a, ai), machine_en);
+        q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %s FLOP/字节，运行在%s上。按 roofline 模型，"
+                                          "它是访存受限还是计算受限？", fmt_ai(a, ai), machine_zh);
+    } else {
+        if (kern_en) {
+            q->prompt.en = cl_arena_printf(a, "Consider %s on %s. By the roofline model, what throughput "
+                                              "can it reach at best, in TFLOP/s?", kern_en, machine_en);
+            q->prompt.zh = cl_arena_printf(a, "考虑在%s上运行的%s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
+                                           machine_zh, kern_zh);
+        } else {
+            q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte "
+                                              "runs on %s. By the roofline model, what throughput can it "
+                                              "reach at best, in TFLOP/s?", ais, machine_en);
+            q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %s FLOP/字节，运行在%s上。按 roofline "
+                                              "模型，它最多能达到多少 TFLOP/s？", ais, machine_zh);
+        }
+        cl_gen_numeric(q, att, 0, 0.02, "TFLOP/s");
+    }
+    q->explanation.en = cl_arena_printf(a, "%s%s", derive_en, verdict_en);
+    q->explanation.zh = cl_arena_printf(a, "%s%s", derive_zh, verdict_zh);
+    return 0;
+}
+
+const cl_family cl_family_roofline_bound = {
+    "roofline_bound",
+    "memory- or compute-bound, and attainable TFLOP/s, from arithmetic intensity (given or derived)",
+    generate,
+};

@@ -1,0 +1,98 @@
+/* question.h: one question of the bank, as the rest of cudalab sees it.
+ *
+ * A question is either static (everything comes from questions/<topic>.yaml) or a
+ * family entry (family != NULL: the YAML names a generator in questions/gen/, which
+ * fills type, prompt, choices, answer and explanation from a seed; see family.h).
+ * Graders, the quiz and the exam only ever see concrete questions. */
+#ifndef CUDALAB_Q_QUESTION_H
+#define CUDALAB_Q_QUESTION_H
+
+#include <stdint.h>
+
+#define CL_Q_MAX_CHOICES 8
+#define CL_Q_MIN_ITEMS 3
+#define CL_Q_MAX_ITEMS 8
+
+typedef enum { CL_LANG_EN = 0, CL_LANG_ZH = 1 } cl_lang;
+
+typedef enum {
+    CL_Q_SINGLE = 0,
+    CL_Q_MULTI,
+    CL_Q_NUMERIC,
+    CL_Q_ORDER,
+    CL_Q_SHORT,
+    CL_Q_NTYPES
+} cl_qtype;
+
+/* A text in both languages. */
+typedef struct cl_qtext {
+    const char *en;
+    const char *zh;
+} cl_qtext;
+
+/* One keyword group of a short-answer rubric: matched when any alternative occurs. */
+typedef struct cl_kwgroup {
+    int nalts;
+    const char **alts;
+} cl_kwgroup;
+
+typedef struct cl_question {
+    const char *id;
+    const char *topic;
+    const char *file; /* where it was defined, for messages */
+    int line;
+    int difficulty;  /* 1..5 */
+    const char *family; /* generator name, or NULL for a static question */
+    uint64_t seed;      /* the seed a generated question was drawn from */
+
+    cl_qtype type;
+    cl_qtext prompt;
+    cl_qtext explanation;
+    int ntags;
+    const char **tags;
+    int nrefs;
+    const char **refs;
+    int nseeds;
+    const char **seeds; /* "002:8" */
+
+    /* single, multi */
+    int nchoices;
+    cl_qtext choices[CL_Q_MAX_CHOICES];
+    int answer;          /* single: 0-based index */
+    unsigned answer_set; /* multi: bit i set = choice i is right */
+
+    /* numeric */
+    double number;
+    double tol_abs, tol_rel; /* one of them is used; the other is 0 */
+    const char *unit;        /* may be "" */
+
+    /* order: items in the correct order */
+    int nitems;
+    cl_qtext items[CL_Q_MAX_ITEMS];
+
+    /* short */
+    cl_qtext model_answer;
+    int need;
+    int ngroups;
+    cl_kwgroup *groups;
+} cl_question;
+
+const char *cl_qtype_name(cl_qtype t);
+/* -1 when name is not a type. */
+int cl_qtype_parse(const char *name);
+/* The text in lang, falling back to English. Never NULL. */
+const char *cl_qtext_get(const cl_qtext *t, cl_lang lang);
+/* Does the question carry this tag? */
+int cl_question_has_tag(const cl_question *q, const char *tag);
+/* Number of tags two questions share. */
+int cl_question_shared_tags(const cl_question *a, const cl_question *b);
+
+/* "en" / "zh". */
+const char *cl_lang_name(cl_lang l);
+/* The language: flag ("en", "zh") if given, else LC_ALL, LC_MESSAGES, LANG (the first
+ * one set; zh* means Chinese), else English. -1 when flag is neither en nor zh. */
+int cl_lang_pick(const char *flag, cl_lang *out);
+/* Picks the en or zh string literal: TR(lang, "Correct", "正确"). */
+#define CL_TR(lang, en, zh) ((lang) == CL_LANG_ZH ? (zh) : (en))
+
+#endif

@@ -1,2 +1,0 @@
-/* placeholder.c: replaced by the question bank library. */
-typedef int cudalab_questions_placeholder;

@@ -1,0 +1,68 @@
+/* question.c: small helpers over cl_question and the language choice. */
+#include "questions/question.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_names[CL_Q_NTYPES] = {"single", "multi", "numeric", "order", "short"};
+
+const char *cl_qtype_name(cl_qtype t)
+{
+    return (unsigned)t < CL_Q_NTYPES ? type_names[t] : "?";
+}
+
+int cl_qtype_parse(const char *name)
+{
+    for (int i = 0; i < CL_Q_NTYPES; i++)
+        if (name && !strcmp(name, type_names[i]))
+            return i;
+    return -1;
+}
+
+const char *cl_qtext_get(const cl_qtext *t, cl_lang lang)
+{
+    if (lang == CL_LANG_ZH && t->zh && *t->zh)
+        return t->zh;
+    if (t->en)
+        return t->en;
+    return t->zh ? t->zh : "";
+}
+
+int cl_question_has_tag(const cl_question *q, const char *tag)
+{
+    for (int i = 0; i < q->ntags; i++)
+        if (!strcmp(q->tags[i], tag))
+            return 1;
+    return 0;
+}
+
+int cl_question_shared_tags(const cl_question *a, const cl_question *b)
+{
+    int n = 0;
+    for (int i = 0; i < a->ntags; i++)
+        n += cl_question_has_tag(b, a->tags[i]);
+    return n;
+}
+
+const char *cl_lang_name(cl_lang l) { return l == CL_LANG_ZH ? "zh" : "en"; }
+
+int cl_lang_pick(const char *flag, cl_lang *out)
+{
+    if (flag && *flag) {
+        if (!strcmp(flag, "en")) { *out = CL_LANG_EN; return 0; }
+        if (!strcmp(flag, "zh")) { *out = CL_LANG_ZH; return 0; }
+        return -1;
+    }
+    /* POSIX precedence: LC_ALL overrides LC_MESSAGES overrides LANG. */
+    static const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    *out = CL_LANG_EN;
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) {
+            if (!strncmp(v, "zh", 2))
+                *out = CL_LANG_ZH;
+            return 0;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,533 @@
+/* reference/layernorm.cu: LayerNorm over the rows of a rows x cols fp32 matrix, at copy
+ * bandwidth.
+ *
+ * Per row: mean = sum(x) / n, var = sum((x - mean)^2) / n (biased, like PyTorch),
+ * rstd = 1 / sqrt(var + eps), y = (x - mean) * rstd * gamma + beta; mean and rstd are
+ * outputs too (a training backward pass needs them).
+ *
+ * Variance: never E[x^2] - E[x]^2 in fp32. For a row near 1e4 with unit noise, E[x^2] is
+ * 1e8, where one fp32 ulp is 8: the difference of two such numbers is rounding noise and
+ * may be negative (rstd = NaN). The two-pass form sums (x - mean)^2, small numbers, and
+ * costs no extra memory traffic here because the row is still in registers after the
+ * mean. It is also "corrected": var = (sum d^2 - (sum d)^2 / n) / n with d = x - mean;
+ * the second term removes the effect of the mean's own rounding error, so a constant row
+ * gets var = 0 exactly enough that rstd = 1 / sqrt(eps). (Welford's one-pass update is the
+ * other good answer. Partial statistics (count, mean, M2) of disjoint pieces of a row
+ * merge exactly with Chan's formula, as the cluster and split-row paths do.)
+ *
+ * Memory: each x is read once and each y written once (16-byte loads and stores when
+ * cols % 4 == 0 and the pointers are aligned). How a row is spread over threads depends
+ * on its width, so that each SM has enough bytes in flight:
+ *  - cols <= 1024: a warp per row, reductions with warp shuffles only;
+ *  - cols <= 8192: a block per row (256 or 512 threads x 4 float4);
+ *    on these two paths gamma and beta are the same for every row, so the grid is
+ *    persistent (as many blocks as fit on the GPU, each looping over rows) and each block
+ *    keeps them in shared memory: read from memory once per block, not once per row;
+ *  - cols <= 32768: one 1024-thread block per row, the row in registers (32 floats a
+ *    thread), gamma and beta read through L1/L2 while y is written;
+ *  - up to 65536 columns on Hopper (sm_90): a thread-block cluster per row. Each block
+ *    holds a slice in registers and reduces it to (count, mean, M2); the blocks exchange
+ *    these through distributed shared memory after one cluster barrier and merge them
+ *    with Chan's formula (below);
+ *  - beyond, before Hopper, or cols % 4 != 0 and > 1024: split rows, two kernels:
+ *    per-chunk (count, mean, M2), merged per row with Chan's parallel formula, then a
+ *    second read of x to write y. */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+#include <cooperative_groups.h>
+
+#include "cudalab_lab.h"
+
+namespace cg = cooperative_groups;
+
+#ifndef LAYERNORM_BIG_MAX /* widest row (in float4) for one block per row; wider: a cluster */
+#define LAYERNORM_BIG_MAX 8192
+#endif
+#ifndef LAYERNORM_WIDE_THREADS /* one block of a cluster: threads x float4 per thread */
+#define LAYERNORM_WIDE_THREADS 256
+#endif
+#ifndef LAYERNORM_WIDE_NV
+#define LAYERNORM_WIDE_NV 8
+#endif
+#ifndef LAYERNORM_CLUSTER_PERSISTENT /* 1: as many clusters as fit, looping over rows */
+#define LAYERNORM_CLUSTER_PERSISTENT 1
+#endif
+#ifndef LAYERNORM_CLUSTER_GB_SMEM /* 1: gamma and beta of a cluster block in shared memory */
+#define LAYERNORM_CLUSTER_GB_SMEM 1
+#endif
+#ifndef LAYERNORM_BIG_PERSISTENT /* the same for the one-block-per-row path */
+#define LAYERNORM_BIG_PERSISTENT 0
+#endif
+#define MAX_CLUSTER 8
+#ifdef CL_NO_CLUSTER /* compile with -DCL_NO_CLUSTER to time the pre-Hopper path */
+#define NO_CLUSTER 1
+#else
+#define NO_CLUSTER 0
+#endif
+#define WARP_BLOCK 128 /* 4 warps, a row each */
+#define SPLIT_THREADS 256
+#define SPLIT_PER_THREAD 16
+#define SPLIT_CHUNK (SPLIT_THREADS * SPLIT_PER_THREAD)
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Block-wide sum of one value (a), or of two values at once (a, b); every thread gets the
+ * result. Each call site passes its own slots, so only one barrier is needed per call. */
+template <int THREADS>
+__device__ __forceinline__ float block_sum(float a, float *red)
+{
+    a = warp_sum(a);
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = a;
+    __syncthreads();
+    a = (threadIdx.x & 31) < THREADS / 32 ? red[threadIdx.x & 31] : 0.f;
+    return warp_sum(a);
+}
+
+template <int THREADS>
+__device__ __forceinline__ void block_sum2(float &a, float &b, float *red_a, float *red_b)
+{
+    a = warp_sum(a);
+    b = warp_sum(b);
+    if ((threadIdx.x & 31) == 0)
+        red_a[threadIdx.x >> 5] = a, red_b[threadIdx.x >> 5] = b;
+    __syncthreads();
+    const bool in = (threadIdx.x & 31) < THREADS / 32;
+    a = warp_sum(in ? red_a[threadIdx.x & 31] : 0.f);
+    b = warp_sum(in ? red_b[threadIdx.x & 31] : 0.f);
+}
+
+/* (sum d^2 - (sum d)^2 / n) / n, the corrected two-pass variance, as rstd. */
+__device__ __forceinline__ float rstd_from(float sdd, float sd, int n, float eps)
+{
+    const float var = fmaxf((sdd - sd * sd / (float)n) / (float)n, 0.f);
+    return rsqrtf(var + eps);
+}
+
+__device__ __forceinline__ float4 norm4(float4 d, float r, float4 g, float4 b)
+{
+    return make_float4(fmaf(d.x * r, g.x, b.x), fmaf(d.y * r, g.y, b.y), fmaf(d.z * r, g.z, b.z),
+                       fmaf(d.w * r, g.w, b.w));
+}
+
+/* ---- cols <= 1024: a warp per row, persistent ---- */
+
+/* VEC = 4: lane holds float4 k*32 + lane, k < NV; VEC = 1: element k*32 + lane.
+ * Dynamic shared memory: gamma then beta, cols floats each. */
+template <int NV, int VEC>
+__global__ void __launch_bounds__(WARP_BLOCK)
+    layernorm_warp(const float *__restrict__ x, const float *__restrict__ gamma,
+                   const float *__restrict__ beta, float *__restrict__ y, float *__restrict__ mean,
+                   float *__restrict__ rstd, int rows, int cols, float eps)
+{
+    extern __shared__ float4 smem4[];
+    float *sg = reinterpret_cast<float *>(smem4), *sb = sg + cols;
+    for (int i = threadIdx.x; i < cols; i += WARP_BLOCK)
+        sg[i] = __ldg(gamma + i), sb[i] = __ldg(beta + i);
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31, n = cols / VEC;
+    for (int row = blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5); row < rows;
+         row += gridDim.x * (WARP_BLOCK / 32)) {
+        const float *xr = x + (size_t)row * cols;
+        float *yr = y + (size_t)row * cols;
+        float v[NV * VEC];
+        float s = 0.f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int i = k * 32 + lane;
+            if constexpr (VEC == 4) {
+                const float4 t = i < n ? __ldcs(reinterpret_cast<const float4 *>(xr) + i)
+                                       : make_float4(0.f, 0.f, 0.f, 0.f);
+                v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
+            } else {
+                v[k] = i < n ? __ldcs(xr + i) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < NV * VEC; j++)
+            s += v[j];
+        const float mu = warp_sum(s) / (float)cols;
+        float sdd = 0.f, sd = 0.f;
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            if (k * 32 + lane < n)
+#pragma unroll
+                for (int j = 0; j < VEC; j++) {
+                    v[k * VEC + j] -= mu;
+                    sd += v[k * VEC + j];
+                    sdd = fmaf(v[k * VEC + j], v[k * VEC + j], sdd);
+                }
+        const float r = rstd_from(warp_sum(sdd), warp_sum(sd), cols, eps);
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int i = k * 32 + lane;
+            if (i < n) {
+                if constexpr (VEC == 4) {
+                    const float4 d = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
+                    __stcs(reinterpret_cast<float4 *>(yr) + i,
+                           norm4(d, r, reinterpret_cast<const float4 *>(sg)[i],
+                                 reinterpret_cast<const float4 *>(sb)[i]));
+                } else {
+                    __stcs(yr + i, fmaf(v[k] * r, sg[i], sb[i]));
+                }
+            }
+        }
+        if (lane == 0)
+            mean[row] = mu, rstd[row] = r;
+    }
+}
+
+/* ---- wide rows: a block, or a cluster of blocks, per row; cols % 4 == 0 ---- */
+
+struct stats { /* Welford / Chan state of a set of values */
+    float n, mean, m2;
+};
+
+/* Chan et al.: merge the statistics of two disjoint sets. */
+__device__ __forceinline__ stats chan_merge(stats a, stats b)
+{
+    const float n = a.n + b.n;
+    if (n == 0.f)
+        return a;
+    const float delta = b.mean - a.mean, wb = b.n / n;
+    return stats{n, fmaf(delta, wb, a.mean), a.m2 + b.m2 + delta * delta * a.n * wb};
+}
+
+/* Block `rank` of a cluster owns float4 indices [rank * THREADS * NV, ...) of every row,
+ * interleaved by thread. Each block reduces its slice to (count, mean, M2) with the
+ * corrected two-pass method on its registers; the blocks of a cluster then read each
+ * other's triple through distributed shared memory after one cluster barrier and merge
+ * them with Chan's formula, in the same order in every block (same mean and rstd for all).
+ * GB_SMEM: the slice of gamma and beta is loaded once per block into shared memory and the
+ * grid may be persistent (blocks loop over rows: row = cluster index, step = number of
+ * clusters); otherwise gamma and beta are read through L1/L2 when y is written.
+ * Register budget: at most 64 registers a thread (1024 / THREADS blocks per SM), which
+ * holds NV = 8 float4 without spilling and leaves room for several blocks per SM. */
+template <int THREADS, int NV, bool GB_SMEM>
+__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+    layernorm_block(const float *__restrict__ x, const float *__restrict__ gamma,
+                    const float *__restrict__ beta, float *__restrict__ y, float *__restrict__ mean,
+                    float *__restrict__ rstd, int rows, int cols, float eps)
+{
+    extern __shared__ float4 gb[]; /* GB_SMEM: [NV * THREADS] gamma, then beta */
+    __shared__ float red_s[32], red_dd[32], red_d[32];
+    __shared__ stats part[2]; /* this block's statistics, double-buffered by row parity */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cg::cluster_group cluster = cg::this_cluster();
+    const int csize = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
+#else
+    const int csize = 1, rank = 0;
+#endif
+    const int n = cols / 4, first = rank * THREADS * NV, base = first + threadIdx.x;
+    const float cnt = 4.f * (float)min(max(n - first, 0), THREADS * NV); /* values in the slice */
+    const float4 *g4 = reinterpret_cast<const float4 *>(gamma), *b4 = reinterpret_cast<const float4 *>(beta);
+    if constexpr (GB_SMEM) {
+        /* Each thread later reads back exactly the slots it writes here: no barrier. */
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int i = base + k * THREADS;
+            const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
+            gb[k * THREADS + threadIdx.x] = i < n ? __ldg(g4 + i) : z;
+            gb[(NV + k) * THREADS + threadIdx.x] = i < n ? __ldg(b4 + i) : z;
+        }
+    }
+
+    int parity = 0;
+    for (int row = blockIdx.x / csize; row < rows; row += gridDim.x / csize, parity ^= 1) {
+        const float4 *xr = reinterpret_cast<const float4 *>(x + (size_t)row * cols);
+        float4 *yr = reinterpret_cast<float4 *>(y + (size_t)row * cols);
+        float4 v[NV];
+        float s = 0.f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int i = base + k * THREADS;
+            v[k] = i < n ? __ldcs(xr + i) : make_float4(0.f, 0.f, 0.f, 0.f);
+            s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+        }
+        s = block_sum<THREADS>(s, red_s);
+        const float mu = cnt > 0.f ? s / cnt : 0.f; /* this slice's mean */
+        float sdd = 0.f, sd = 0.f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (base + k * THREADS < n) { /* v becomes x - mu */
+                v[k].x -= mu, v[k].y -= mu, v[k].z -= mu, v[k].w -= mu;
+                sd += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+                sdd = fmaf(v[k].x, v[k].x, fmaf(v[k].y, v[k].y, fmaf(v[k].z, v[k].z, fmaf(v[k].w, v[k].w, sdd))));
+            }
+        }
+        block_sum2<THREADS>(sdd, sd, red_dd, red_d);
+        stats st = cnt > 0.f ? stats{cnt, mu + sd / cnt, fmaxf(sdd - sd * sd / cnt, 0.f)} : stats{0.f, 0.f, 0.f};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (csize > 1) {
+            if (threadIdx.x == 0)
+                part[parity] = st;
+            cluster.sync(); /* every block's statistics are in its shared memory */
+            st = stats{0.f, 0.f, 0.f};
+            for (int r = 0; r < csize; r++)
+                st = chan_merge(st, *cluster.map_shared_rank(&part[parity], r));
+        }
+#endif
+        const float r = rsqrtf(st.m2 / (float)cols + eps);
+        const float shift = st.mean - mu; /* v holds x - mu; x - mean = v - shift */
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int i = base + k * THREADS;
+            if (i < n) {
+                const float4 d = make_float4(v[k].x - shift, v[k].y - shift, v[k].z - shift, v[k].w - shift);
+                if constexpr (GB_SMEM)
+                    __stcs(yr + i, norm4(d, r, gb[k * THREADS + threadIdx.x], gb[(NV + k) * THREADS + threadIdx.x]));
+                else
+                    __stcs(yr + i, norm4(d, r, __ldg(g4 + i), __ldg(b4 + i)));
+            }
+        }
+        if (rank == 0 && threadIdx.x == 0)
+            mean[row] = st.mean, rstd[row] = r;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (csize > 1)
+        cluster.sync(); /* the others may still read our part[] */
+#endif
+}
+
+/* ---- split rows: any width, any alignment ---- */
+
+__device__ __forceinline__ stats warp_merge(stats v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        v = chan_merge(v, stats{__shfl_xor_sync(0xffffffffu, v.n, o),
+                                __shfl_xor_sync(0xffffffffu, v.mean, o),
+                                __shfl_xor_sync(0xffffffffu, v.m2, o)});
+    return v;
+}
+
+/* Pass 1: block b computes (count, mean, M2) of chunk (b % chunks) of row (b / chunks),
+ * two-pass over the chunk held in registers. */
+__global__ void __launch_bounds__(SPLIT_THREADS)
+    layernorm_split_stats(const float *__restrict__ x, stats *__restrict__ part, int cols, int chunks)
+{
+    __shared__ float red_s[32], red_dd[32], red_d[32];
+    const size_t row = blockIdx.x / chunks;
+    const int begin = (int)(blockIdx.x % chunks) * SPLIT_CHUNK;
+    const int cnt = min(cols - begin, SPLIT_CHUNK);
+    const float *xr = x + row * cols + begin;
+    float v[SPLIT_PER_THREAD], s = 0.f;
+#pragma unroll
+    for (int k = 0; k < SPLIT_PER_THREAD; k++) {
+        const int i = k * SPLIT_THREADS + threadIdx.x;
+        v[k] = i < cnt ? __ldg(xr + i) : 0.f;
+        s += v[k];
+    }
+    const float mu = block_sum<SPLIT_THREADS>(s, red_s) / (float)cnt;
+    float sdd = 0.f, sd = 0.f;
+#pragma unroll
+    for (int k = 0; k < SPLIT_PER_THREAD; k++)
+        if (k * SPLIT_THREADS + threadIdx.x < cnt) {
+            const float d = v[k] - mu;
+            sd += d;
+            sdd = fmaf(d, d, sdd);
+        }
+    block_sum2<SPLIT_THREADS>(sdd, sd, red_dd, red_d);
+    if (threadIdx.x == 0) /* corrected: the chunk mean's rounding error is taken out */
+        part[blockIdx.x] = stats{(float)cnt, mu + sd / (float)cnt, fmaxf(sdd - sd * sd / (float)cnt, 0.f)};
+}
+
+/* Pass 2: merge the row's chunk statistics, write this block's chunk of y (and, for
+ * chunk 0, mean and rstd). */
+__global__ void __launch_bounds__(SPLIT_THREADS)
+    layernorm_split_write(const float *__restrict__ x, const float *__restrict__ gamma,
+                          const float *__restrict__ beta, const stats *__restrict__ part,
+                          float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd,
+                          int cols, int chunks, float eps)
+{
+    __shared__ stats red[32];
+    const size_t row = blockIdx.x / chunks;
+    const int chunk = (int)(blockIdx.x % chunks), begin = chunk * SPLIT_CHUNK;
+    const int end = min(cols, begin + SPLIT_CHUNK);
+    stats st{0.f, 0.f, 0.f};
+    for (int c = threadIdx.x; c < chunks; c += SPLIT_THREADS)
+        st = chan_merge(st, part[row * chunks + c]);
+    st = warp_merge(st);
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = st;
+    __syncthreads();
+    st = warp_merge((threadIdx.x & 31) < SPLIT_THREADS / 32 ? red[threadIdx.x & 31] : stats{0.f, 0.f, 0.f});
+    const float mu = st.mean, r = rsqrtf(st.m2 / (float)cols + eps);
+    const float *xr = x + row * cols;
+    float *yr = y + row * cols;
+    for (int i = begin + threadIdx.x; i < end; i += SPLIT_THREADS)
+        __stcs(yr + i, fmaf((__ldcs(xr + i) - mu) * r, __ldg(gamma + i), __ldg(beta + i)));
+    if (chunk == 0 && threadIdx.x == 0)
+        mean[row] = mu, rstd[row] = r;
+}
+
+/* ---- dispatch ---- */
+
+static int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+struct device_info {
+    int sms, major;
+};
+
+static device_info device(void)
+{
+    static device_info info = {0, -1};
+    if (info.major < 0) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&info.major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+            info.sms = 1, info.major = 0;
+    }
+    return info;
+}
+
+/* How many blocks (csize 1) or clusters (csize > 1) of fn fit on the GPU at once. The
+ * answer is cached per (fn, shared memory, cluster size): occupancy queries cost
+ * microseconds of host time, which would show up in the timing of every call. */
+static int resident(const void *fn, int threads, size_t smem, int csize)
+{
+    static struct { const void *fn; size_t smem; int csize, count; } cache[32];
+    static int used = 0;
+    for (int i = 0; i < used; i++)
+        if (cache[i].fn == fn && cache[i].smem == smem && cache[i].csize == csize)
+            return cache[i].count;
+    int count = 0;
+    if (smem > 48 * 1024)
+        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (csize == 1) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, fn, threads, smem) == cudaSuccess)
+            count *= device().sms;
+    } else {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)csize;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3((unsigned)csize * 1024);
+        cfg.blockDim = dim3(threads);
+        cfg.dynamicSmemBytes = smem;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        if (cudaOccupancyMaxActiveClusters(&count, fn, &cfg) != cudaSuccess)
+            count = 0;
+    }
+    if (count < 1)
+        count = 1;
+    if (used < 32)
+        cache[used].fn = fn, cache[used].smem = smem, cache[used].csize = csize,
+        cache[used++].count = count;
+    return count;
+}
+
+template <int NV, int VEC>
+static cudaError_t launch_warp(const float *x, const float *g, const float *b, float *y, float *mean,
+                               float *rstd, int rows, int cols, float eps, cudaStream_t stream)
+{
+    const size_t smem = 2 * (size_t)cols * sizeof(float);
+    const int blocks = resident((const void *)layernorm_warp<NV, VEC>, WARP_BLOCK, smem, 1);
+    const int need = (rows + WARP_BLOCK / 32 - 1) / (WARP_BLOCK / 32);
+    layernorm_warp<NV, VEC><<<need < blocks ? need : blocks, WARP_BLOCK, smem, stream>>>(
+        x, g, b, y, mean, rstd, rows, cols, eps);
+    return cudaGetLastError();
+}
+
+template <int THREADS, int NV, bool GB_SMEM>
+static cudaError_t launch_block(const float *x, const float *g, const float *b, float *y, float *mean,
+                                float *rstd, int rows, int cols, float eps, int csize, int persistent,
+                                cudaStream_t stream)
+{
+    const void *fn = (const void *)layernorm_block<THREADS, NV, GB_SMEM>;
+    const size_t smem = GB_SMEM ? 2 * (size_t)THREADS * NV * sizeof(float4) : 0;
+    int clusters = persistent ? resident(fn, THREADS, smem, csize) : rows;
+    if (clusters > rows)
+        clusters = rows;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = dim3((unsigned)clusters * (unsigned)csize);
+    cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    if (csize > 1) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)csize;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    if (!persistent && smem > 48 * 1024)
+        resident(fn, THREADS, smem, csize); /* sets the shared-memory limit once */
+    return cudaLaunchKernelEx(&cfg, layernorm_block<THREADS, NV, GB_SMEM>, x, g, b, y, mean, rstd,
+                              rows, cols, eps);
+}
+
+static cudaError_t launch_split(const float *x, const float *g, const float *b, float *y, float *mean,
+                                float *rstd, int rows, int cols, float eps, cudaStream_t stream)
+{
+    const int chunks = (cols + SPLIT_CHUNK - 1) / SPLIT_CHUNK;
+    const size_t blocks = (size_t)rows * chunks;
+    stats *part = (stats *)cudalab_scratch(blocks * sizeof(stats));
+    if (!part) {
+        fprintf(stderr, "layernorm: no scratch memory for %zu partials\n", blocks);
+        return cudaSuccess;
+    }
+    layernorm_split_stats<<<(unsigned)blocks, SPLIT_THREADS, 0, stream>>>(x, part, cols, chunks);
+    layernorm_split_write<<<(unsigned)blocks, SPLIT_THREADS, 0, stream>>>(x, g, b, part, y, mean,
+                                                                          rstd, cols, chunks, eps);
+    return cudaGetLastError();
+}
+
+extern "C" void layernorm(const float *x, const float *gamma, const float *beta, float *y, float *mean,
+                          float *rstd, int rows, int cols, float eps, cudaStream_t stream)
+{
+    if (rows <= 0 || cols <= 0)
+        return;
+    const int vec = cols % 4 == 0 && aligned16(x) && aligned16(y) && aligned16(gamma) && aligned16(beta);
+    const int n4 = cols / 4;
+    const int slice = LAYERNORM_WIDE_THREADS * LAYERNORM_WIDE_NV; /* float4 per cluster block */
+    cudaError_t e;
+#define ARGS x, gamma, beta, y, mean, rstd, rows, cols, eps
+    if (vec && n4 <= 32)
+        e = launch_warp<1, 4>(ARGS, stream);
+    else if (vec && n4 <= 64)
+        e = launch_warp<2, 4>(ARGS, stream);
+    else if (vec && n4 <= 128)
+        e = launch_warp<4, 4>(ARGS, stream);
+    else if (vec && n4 <= 256)
+        e = launch_warp<8, 4>(ARGS, stream);
+    else if (!vec && cols <= 32)
+        e = launch_warp<1, 1>(ARGS, stream);
+    else if (!vec && cols <= 128)
+        e = launch_warp<4, 1>(ARGS, stream);
+    else if (!vec && cols <= 1024)
+        e = launch_warp<32, 1>(ARGS, stream);
+    else if (vec && n4 <= 256 * 4)
+        e = launch_block<256, 4, true>(ARGS, 1, 1, stream);
+    else if (vec && n4 <= 512 * 4)
+        e = launch_block<512, 4, true>(ARGS, 1, 1, stream);
+    else if (vec && n4 <= 1024 * 4 && n4 <= LAYERNORM_BIG_MAX)
+        e = launch_block<1024, 4, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
+    else if (vec && n4 <= 1024 * 8 && n4 <= LAYERNORM_BIG_MAX)
+        e = launch_block<1024, 8, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
+    else if (vec && device().major >= 9 && !NO_CLUSTER && n4 <= MAX_CLUSTER * slice)
+        e = launch_block<LAYERNORM_WIDE_THREADS, LAYERNORM_WIDE_NV, LAYERNORM_CLUSTER_GB_SMEM != 0>(
+            ARGS, (n4 + slice - 1) / slice, LAYERNORM_CLUSTER_PERSISTENT, stream);
+    else
+        e = launch_split(ARGS, stream);
+#undef ARGS
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (e != cudaSuccess)
+        fprintf(stderr, "layernorm: launch failed: %s\n", cudaGetErrorString(e));
+}

@@ -1,0 +1,118 @@
+/* test_graph_labs.c: the topo_sort and paged_attention checkers, driven through the whole
+ * engine (host-backend runner) by plain-C solutions: a right one passes every case, and
+ * the mistakes of the planted GPU solutions get `wrong` with a message that says where.
+ * topo_sort runs its real lab.yaml (1M-node graphs included); paged_attention a copy with
+ * small cases (tests/fixtures/graph_home), since a CPU attention over the real 1 GiB cache
+ * takes minutes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grader/grade.h"
+#include "testutil.h"
+
+static cl_result r;
+
+static void grade(const char *lab, const char *solution, int bench)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.so", TEST_SOLUTIONS, solution);
+    cl_grade_opts o = {0};
+    o.lab = lab;
+    o.solution = path;
+    o.test = 1;
+    o.bench = bench;
+    o.no_reference = 1;
+    o.runner = TEST_HOST_RUNNER;
+    o.allow_prebuilt = 1;
+    o.have_seed = 1;
+    o.seed = 20261122;
+    o.timeout_s = 280;
+    cl_err err;
+    ck_assert_msg(cl_grade(&o, &r, &err) == 0, "cl_grade: %s", err.msg);
+}
+
+static void expect(cl_verdict v, const char *needle)
+{
+    ck_assert_msg(r.verdict == v, "verdict %s (wanted %s): %s", cl_verdict_name(r.verdict), cl_verdict_name(v),
+                  r.message ? r.message : "");
+    if (needle)
+        ck_assert_msg(tu_contains(r.message, needle), "wanted '%s' in: %s", needle, r.message);
+}
+
+static void teardown(void) { cl_result_free(&r); }
+
+START_TEST(topo_kahn_passes_every_case)
+{
+    grade("topo_sort", "topo_sort_host", 0);
+    expect(CL_V_CORRECT, NULL);
+    ck_assert_int_eq(r.passed, r.total);
+    ck_assert_int_ge(r.total, 14);
+}
+END_TEST
+
+START_TEST(topo_bench_reports_the_cpu_kahn)
+{
+    grade("topo_sort", "topo_sort_host", 1);
+    ck_assert_msg(r.verdict != CL_V_WRONG && r.verdict != CL_V_ERROR, "verdict %s: %s",
+                  cl_verdict_name(r.verdict), r.message ? r.message : "");
+    int found = 0;
+    for (int i = 0; i < r.ncases; i++)
+        found |= tu_contains(r.cases[i].shape, "CPU Kahn (1 thread)");
+    ck_assert_msg(found, "no case reports the CPU Kahn time in its shape");
+}
+END_TEST
+
+START_TEST(topo_bfs_order_goes_backward)
+{
+    grade("topo_sort", "topo_sort_host_bfs", 0);
+    expect(CL_V_WRONG, "goes backward");
+}
+END_TEST
+
+START_TEST(topo_missed_cycle_is_wrong)
+{
+    grade("topo_sort", "topo_sort_host_misses_cycle", 0);
+    expect(CL_V_WRONG, "has a cycle");
+}
+END_TEST
+
+START_TEST(paged_fp32_passes_every_case)
+{
+    grade("paged_attention", "paged_attention_host", 0);
+    expect(CL_V_CORRECT, NULL);
+    ck_assert_int_eq(r.passed, r.total);
+}
+END_TEST
+
+START_TEST(paged_contiguous_cache_is_wrong)
+{
+    grade("paged_attention", "paged_attention_host_contiguous", 0);
+    expect(CL_V_WRONG, "> bound");
+}
+END_TEST
+
+START_TEST(paged_missing_max_is_wrong_on_large_logits)
+{
+    grade("paged_attention", "paged_attention_host_no_max", 0);
+    expect(CL_V_WRONG, "large logits");
+}
+END_TEST
+
+int main(void)
+{
+    setenv("CUDALAB_HOME", TEST_SOURCE_DIR "/tests/fixtures/graph_home", 1);
+    Suite *s = suite_create("graph_labs");
+    TCase *tc = tcase_create("graph_labs");
+    tcase_set_timeout(tc, 300);
+    tcase_add_checked_fixture(tc, NULL, teardown);
+    tcase_add_test(tc, topo_kahn_passes_every_case);
+    tcase_add_test(tc, topo_bench_reports_the_cpu_kahn);
+    tcase_add_test(tc, topo_bfs_order_goes_backward);
+    tcase_add_test(tc, topo_missed_cycle_is_wrong);
+    tcase_add_test(tc, paged_fp32_passes_every_case);
+    tcase_add_test(tc, paged_contiguous_cache_is_wrong);
+    tcase_add_test(tc, paged_missing_max_is_wrong_on_large_logits);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
