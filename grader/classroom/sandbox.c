@@ -302,7 +302,7 @@ static void drop_privileges(const cl_sandbox *sb, int slot, int out)
 }
 
 /* The environment a submission sees: a safe list, the stage's folders, and env_set. */
-static void reset_env(const char *stage, const char *const *env_set)
+static void reset_env(const char *stage, const char *const *env_set, int private_tmp)
 {
     static const char *const keep_exact[] = {"PATH", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR", "LD_LIBRARY_PATH",
                                              "CUDALAB_HOME", "CUDALAB_NVCC", NULL};
@@ -333,6 +333,8 @@ static void reset_env(const char *stage, const char *const *env_set)
         mkdirs_in(buf);
         setenv(dirs[i][0], buf, 1);
     }
+    if (private_tmp) /* the namespace's own /tmp */
+        setenv("TMPDIR", "/tmp", 1);
     for (const char *const *e = env_set; e && *e; e++) {
         char *copy = strdup(*e);
         if (copy && strchr(copy, '='))
@@ -343,8 +345,8 @@ static void reset_env(const char *stage, const char *const *env_set)
 static void grade_child(const cl_sandbox *sb, int slot, const char *stage, const char *const *env_set,
                         int (*fn)(void *, int), void *ctx, int out)
 {
-    reset_env(stage, env_set);
     drop_privileges(sb, slot, out);
+    reset_env(stage, env_set, sb->mode == CL_SANDBOX_NAMESPACES); /* its folders made by the sandbox's uid */
     char src[CL_PATH_MAX];
     snprintf(src, sizeof src, "%s/src", stage);
     if (chdir(src) != 0 && chdir(stage) != 0)

@@ -203,6 +203,40 @@ def test_basic():
     check(not no_leftovers(d), f"runner processes left behind: {no_leftovers(d)}")
 
 
+HOST_CU = """// a host-only solution of the self-test lab: nvcc compiles it like any .cu
+#include <cuda_runtime.h>
+extern "C" void selftest_scale(const float *x, float *y, int n, float a, void *stream)
+{
+    (void)stream;
+    for (int i = 0; i < n; i++)
+        y[i] = a * x[i]%s;
+}
+"""
+
+
+def test_compile():
+    """.cu submissions are compiled by nvcc inside the sandbox (its private /tmp and cache);
+    compiler messages name the student's file, not the stage's path."""
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+    if not nvcc:
+        raise Skip("no nvcc here: .cu submissions cannot be compiled")
+    d = tmpdir("compile")
+    subs = os.path.join(d, "subs")
+    os.makedirs(subs)
+    put(os.path.join(subs, "nina.cu"), HOST_CU % "")
+    put(os.path.join(subs, "oscar.cu"), HOST_CU % " + 1")
+    put(os.path.join(subs, "pat.cu"), "#include <cuda_runtime.h>\nint main( { }\n")
+    os.makedirs(os.path.join(subs, "quinn"))
+    put(os.path.join(subs, "quinn", "selftest.cu"), '#include "helper.h"\n' + HOST_CU % " * ONE")
+    put(os.path.join(subs, "quinn", "helper.h"), "#define ONE 1.0f\n")
+    p, s = grade(subs, os.path.join(d, "out"), "--arch", "sm_90", timeout=900)
+    rs = rows(os.path.join(d, "out"))
+    expect_verdicts(rs, {"nina": ("correct", None), "oscar": ("wrong", "y[0]"), "pat": ("compile_error", "nvcc failed"),
+                         "quinn": ("correct", None)})
+    log = rs["pat"]["report"]["compile"]["log"]
+    check("pat.cu(2): error" in log and "cudalab-stage" not in log, f"compiler log: {log}")
+
+
 def make_tar(path, members, mode="w:gz"):
     with tarfile.open(path, mode) as t:
         for m in members:
