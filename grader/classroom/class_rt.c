@@ -228,6 +228,7 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
     if (cl_cache_dir(rt->shared_cache, sizeof rt->shared_cache, err))
         return -1;
     cl_sandbox_hide(&rt->sb, rt->shared_cache); /* other builds, other students' */
+    chmod(rt->shared_cache, 0700);               /* our own cache: no one else's business */
     /* the stage root: $CUDALAB_STAGE_DIR, else $TMPDIR, else /tmp (it must allow exec) */
     const char *base = getenv("CUDALAB_STAGE_DIR");
     if (!base || !*base)

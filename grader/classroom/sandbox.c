@@ -416,12 +416,25 @@ int cl_sandbox_spawn(const cl_sandbox *sb, int slot, const char *stage_dir, cons
 
 /* ---- choosing a mode ---- */
 
-static int probe_fn(void *ctx, int out)
+typedef struct probe_ctx {
+    const cl_sandbox *sb;
+    const char *const *keep;
+} probe_ctx;
+
+static int probe_fn(void *vctx, int out)
 {
-    /* the sandbox's uid must reach what grading needs */
-    for (const char *const *k = ctx; k && *k; k++)
+    probe_ctx *c = vctx;
+    /* the sandbox's uid must reach what grading needs... */
+    for (const char *const *k = c->keep; k && *k; k++)
         if (access(*k, R_OK | X_OK) != 0) {
             dprintf(out, "E:the sandbox cannot reach %s (%s): make it readable by other users", *k, strerror(errno));
+            return 1;
+        }
+    /* ...and, without namespaces to cover them, nothing it must not see */
+    for (int i = 0; c->sb->mode == CL_SANDBOX_USER && i < c->sb->nhide; i++)
+        if (access(c->sb->hide[i], R_OK) == 0) {
+            dprintf(out, "E:without namespaces the sandbox's uid could read %s: make it private "
+                         "(chmod -R go-rwx) or grade where namespaces work", c->sb->hide[i]);
             return 1;
         }
     dprintf(out, "ok uid=%u", (unsigned)getuid());
@@ -447,7 +460,8 @@ static int probe(const cl_sandbox *sb, const char *const *keep, char *why, size_
     }
     int pid, fd;
     cl_err err;
-    if (cl_sandbox_spawn(sb, 0, dir, keep, NULL, NULL, probe_fn, (void *)keep, &pid, &fd, &err)) {
+    probe_ctx pc = {sb, keep};
+    if (cl_sandbox_spawn(sb, 0, dir, keep, NULL, NULL, probe_fn, &pc, &pid, &fd, &err)) {
         snprintf(why, n, "%s", err.msg);
         cl_rmtree(dir, &err);
         return -1;

@@ -391,6 +391,21 @@ def test_isolation():
     check(not os.path.exists(os.path.join(subs, "hostile-was-here")), "wrote into the submissions folder")
     expect_verdicts(rows(out), {"alice": ("correct", None), "mallory": ("correct", None)})
     check(not no_leftovers(d), f"runner processes left behind: {no_leftovers(d)}")
+    # root without namespaces (a container): a uid of its own, and file modes
+    d = tmpdir("iso-usermode")
+    subs, out, course, roster, canaries = hostile_class(d)
+    put(course, open(course).read() + "sandbox: {mode: user}\n", 0o600)
+    p, s = grade(subs, out, course=course, roster=roster, check_rc=False)
+    check(p.returncode == 2 and "could read " + subs in p.stderr, f"a readable submissions folder: {p.stderr}")
+    os.chmod(subs, 0o700)
+    p, s = grade(subs, out, course=course, roster=roster, env_extra={"CUDALAB_CANARY": "ENV-CANARY"})
+    check(s["sandbox"].startswith("uid 64000"), f"sandbox: {s['sandbox']}")
+    outp = hostile_output(out)
+    check("HOSTILE denied" in outp and "HOSTILE read /tmp" not in outp and "HOSTILE WROTE" not in outp,
+          "hostile read or wrote (user mode):\n" + outp[:3000])
+    check("ATTACHED" not in outp, "hostile ptraced the grader (user mode)")
+    check(not leaked(out, canaries), f"leaked (user mode): {leaked(out, canaries)}")
+    check(not no_leftovers(d), f"runner processes left behind: {no_leftovers(d)}")
     # an unprivileged instructor: a user namespace
     d = tmpdir("iso-user")
     subs, out, course, roster, canaries = hostile_class(d)
