@@ -1,8 +1,11 @@
 """_timing.py: how every peer script times PyTorch, the same way cudalab times a solution.
 
-CUDA events around the call, a warm-up first, L2 evicted before every run (a write of
-twice its size), the median of at least 20 runs, min and max alongside. Each script prints
-one JSON object per shape (see emit)."""
+CUDA events around the call, a warm-up first, the median of at least 20 runs, min and max
+alongside. Before every start event, as in cudalab's runner: L2 is evicted by *reading* a
+buffer twice its size (a memset would leave dirty lines to be written back during the timed
+call), then the GPU is kept busy for ~150 us so the start event fires after the host has
+enqueued the timed work (no launch latency in the measurement). Each script prints one JSON
+object per shape (see emit)."""
 import json
 import statistics
 
@@ -10,11 +13,18 @@ import torch
 
 
 def l2_flusher():
-    """A callable that evicts the L2 cache by writing a buffer twice its size."""
+    """A callable that evicts L2 by reading a buffer twice its size, then waits ~150 us."""
     props = torch.cuda.get_device_properties(0)
     size = max(2 * getattr(props, "L2_cache_size", 50 << 20), 8 << 20)
-    buf = torch.empty(size // 4, dtype=torch.float32, device="cuda")
-    return lambda: buf.zero_()
+    buf = torch.zeros(size // 4, dtype=torch.float32, device="cuda")
+    out = torch.empty((), dtype=torch.float32, device="cuda")
+    cycles = 300_000  # about 150 us at 2 GHz
+
+    def flush():
+        torch.sum(buf, dim=0, out=out)
+        torch.cuda._sleep(cycles)
+
+    return flush
 
 
 def time_ms(fn, runs=30, warmup=3, before=None):

@@ -1,4 +1,5 @@
 // expect: slow
+// expect-timeout: 300
 /* cpu_fallback.cu: a planted bad solution to the nms lab.
  * What is wrong: nothing in the answer. It copies boxes and scores to the host, runs
  * greedy NMS on the CPU (sort, then each kept box against every later box) and copies the

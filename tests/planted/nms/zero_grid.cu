@@ -1,5 +1,5 @@
 // expect: cuda_error
-// expect-message: invalid configuration
+// expect-message: CUDA error
 /* zero_grid.cu: a planted bad solution to the nms lab.
  * What is wrong: it does not handle n = 0, so it launches kernels with a grid of
  * (0 + 255) / 256 = 0 blocks, which CUDA rejects ("invalid configuration argument").
