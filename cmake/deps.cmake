@@ -23,18 +23,16 @@ cudalab_dep(dep_yaml yaml-0.1 yaml)
 cudalab_dep(dep_sqlite sqlite3 sqlite3)
 cudalab_dep(dep_jansson jansson jansson)
 cudalab_dep(dep_nettle nettle nettle)
-# libarchive (student archives): static only when every library it needs has a .a
-# (Debian ships no libacl.a, liblz4.a or libzstd.a); otherwise the shared library.
+# libarchive (student archives). Static, for the portable binaries, from the .a files Debian
+# ships (libarchive, nettle, lzma, bz2, z) for the formats cudalab reads (tar, zip; gzip,
+# bzip2, xz): Debian has no libzstd.a, so a static build links failing zstd stubs (only
+# zip's rare zstd members need them). Otherwise the shared library.
 pkg_check_modules(PC_dep_archive REQUIRED IMPORTED_TARGET libarchive)
 add_library(dep_archive INTERFACE)
 set(archive_static "")
 if(CUDALAB_STATIC_DEPS)
-  execute_process(COMMAND ${PKG_CONFIG_EXECUTABLE} --static --libs-only-l libarchive
-                  OUTPUT_VARIABLE archive_libs OUTPUT_STRIP_TRAILING_WHITESPACE)
-  string(REPLACE "-l" "" archive_libs "${archive_libs}")
-  separate_arguments(archive_libs)
-  foreach(l ${archive_libs})
-    find_library(archive_static_${l} NAMES lib${l}.a)
+  foreach(l archive nettle lzma bz2 z)
+    find_library(archive_static_${l} NAMES lib${l}.a HINTS ${PC_dep_archive_LIBRARY_DIRS})
     if(NOT archive_static_${l})
       set(archive_static "")
       break()
@@ -43,12 +41,12 @@ if(CUDALAB_STATIC_DEPS)
   endforeach()
 endif()
 if(archive_static)
-  target_link_libraries(dep_archive INTERFACE ${archive_static})
+  add_library(dep_zstd_absent STATIC ${PROJECT_SOURCE_DIR}/grader/classroom/static/zstd_absent.c)
+  target_link_libraries(dep_archive INTERFACE ${archive_static} dep_zstd_absent)
   target_include_directories(dep_archive INTERFACE ${PC_dep_archive_INCLUDE_DIRS})
+  message(STATUS "cudalab: libarchive linked statically (tar, zip; gzip, bzip2, xz)")
 else()
   target_link_libraries(dep_archive INTERFACE PkgConfig::PC_dep_archive)
 endif()
-find_package(Threads REQUIRED)
-target_link_libraries(dep_sqlite INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
 
 pkg_check_modules(CHECK IMPORTED_TARGET check)
