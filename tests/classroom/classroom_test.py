@@ -926,6 +926,29 @@ def test_slurm():
         shutil.copy(sol("good"), os.path.join(subs, "bob.so"))
         p, s = grade(subs, out, "--slurm", "--gres", "none", "--poll", "1", course=course, env_extra=cluster.env)
         check(s["graded"] == 1 and rows(out)["bob"]["verdict"] == "correct", f"changed: {s}")
+        # the submitting cudalab killed while its job runs: the rerun waits for that job,
+        # merges its results, and submits nothing new
+        for i in range(3):
+            shutil.copy(sol("slow"), os.path.join(subs, f"slow{i}.so"))
+        cmd = [A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", out, "--json", "--runner",
+               A.runner, "--course", course, "--slurm", "--gres", "none", "--poll", "1"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(cluster.env))
+        gb = os.path.join(out, "gradebook.sqlite")
+        t0, job = time.time(), None
+        while time.time() - t0 < 60 and not job:
+            time.sleep(0.2)
+            db = sqlite3.connect(gb, timeout=5)
+            job = db.execute("SELECT slurm_job FROM runs WHERE slurm_job IS NOT NULL AND finished_at IS NULL").fetchone()
+            db.close()
+        check(job, "the job was not submitted")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        p, s = grade(subs, out, "--slurm", "--gres", "none", "--poll", "1", course=course, env_extra=cluster.env)
+        check(s["graded"] == 3 and not s.get("slurm_job"), f"resume after a kill: {s}")
+        db = sqlite3.connect(gb)
+        per = dict(db.execute("SELECT student, COUNT(*) FROM results WHERE student LIKE 'slow%' GROUP BY student"))
+        db.close()
+        check(per == {"slow0": 1, "slow1": 1, "slow2": 1}, f"each once: {per}")
         # the default --gres=gpu:1 on a node without GPUs: refused, clearly
         shutil.copy(sol("good"), os.path.join(subs, "frank.so"))
         p, s = grade(subs, out, "--slurm", "--poll", "1", course=course, env_extra=cluster.env, check_rc=False)
