@@ -3,8 +3,10 @@
  * One row per (student, lab, submission hash, config hash): the key of a grading. A row is
  * written in one transaction and never replaced, so a run killed at any moment leaves
  * every finished grading recorded once and nothing half-written, and a rerun grades only
- * the keys without a row. The whole result JSON is kept, so every report can be rebuilt
- * from the gradebook alone. */
+ * the keys without a row. Two verdicts are not final and are graded again by the next
+ * run, their row then replaced: `error` (cudalab could not grade: not the student's
+ * fault) and `no_device` (no GPU where it ran). The whole result JSON is kept, so every
+ * report can be rebuilt from the gradebook alone. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +79,10 @@ int cl_gradebook_has(sqlite3 *db, const char *student, const char *lab, const ch
                      cl_err *err)
 {
     sqlite3_stmt *st;
-    if (prepare(db, "SELECT 1 FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=?", &st, err))
+    if (prepare(db,
+                "SELECT 1 FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=? "
+                "AND verdict NOT IN ('error', 'no_device')",
+                &st, err))
         return -1;
     sqlite3_bind_text(st, 1, student, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, lab, -1, SQLITE_TRANSIENT);
@@ -203,8 +208,28 @@ int cl_gradebook_record(sqlite3 *db, long long run_id, const cl_submission *s, c
         goto done;
     int has = cl_gradebook_has(db, s->student, row.lab, s->sha256, config_hash, err);
     if (has != 0) {
-        cl_db_exec(db, "ROLLBACK", err);
+        cl_err e2;
+        cl_db_exec(db, "ROLLBACK", &e2);
         rc = has < 0 ? -1 : 1;
+        goto done;
+    }
+    /* a result that was not final (error, no_device) makes way for this one */
+    if (prepare(db, "DELETE FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=?", &st, err)) {
+        cl_err e2;
+        cl_db_exec(db, "ROLLBACK", &e2);
+        goto done;
+    }
+    sqlite3_bind_text(st, 1, s->student, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, row.lab, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, s->sha256, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, config_hash, -1, SQLITE_TRANSIENT);
+    int del = sqlite3_step(st);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (del != SQLITE_DONE) {
+        cl_err_set(err, "gradebook: %s", sqlite3_errmsg(db));
+        cl_err e2;
+        cl_db_exec(db, "ROLLBACK", &e2);
         goto done;
     }
     if (prepare(db,

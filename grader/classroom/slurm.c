@@ -101,7 +101,7 @@ static void entry_to_sub(json_t *e, cl_submission *s)
 /* Records every result file of a run folder whose submission is still pending; clears
  * those from pending. Returns how many were recorded. */
 static int merge_dir(cl_class_run *r, const char *dir, int *pending, int npending, int *merged_flags,
-                     cl_class_summary *sum, cl_err *err)
+                     int final_only, cl_err *err)
 {
     char mpath[CL_PATH_MAX];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
@@ -131,6 +131,12 @@ static int merge_dir(cl_class_run *r, const char *dir, int *pending, int npendin
                 json_decref(res);
                 break;
             }
+            /* an earlier run's error or no_device is not final: grade it again */
+            const char *v = json_string_value(json_object_get(json_object_get(res, "result"), "verdict"));
+            if (final_only && (!v || !strcmp(v, "error") || !strcmp(v, "no_device"))) {
+                json_decref(res);
+                break;
+            }
             json_object_set_new(res, "config_hash", json_string(r->config_hash));
             int rc = cl_class_record(r, s, res, err);
             json_decref(res);
@@ -149,8 +155,7 @@ static int merge_dir(cl_class_run *r, const char *dir, int *pending, int npendin
 }
 
 /* Earlier runs' result folders, and a job of theirs that is still running: wait for it. */
-static int merge_earlier(cl_class_run *r, int *pending, int npending, int *merged, cl_class_summary *sum,
-                         double poll_s, cl_err *err)
+static int merge_earlier(cl_class_run *r, int *pending, int npending, int *merged, double poll_s, cl_err *err)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(r->db, "SELECT id, slurm_job FROM runs WHERE mode='slurm' AND id<>? ORDER BY id", -1, &st,
@@ -168,12 +173,12 @@ static int merge_earlier(cl_class_run *r, int *pending, int npending, int *merge
             while (job_active(job) == 1) {
                 if (!warned++)
                     cl_class_event(r, "note", NULL, "waiting for the Slurm job of an earlier run, still in the queue");
-                if (merge_dir(r, dir, pending, npending, merged, sum, err) < 0)
+                if (merge_dir(r, dir, pending, npending, merged, 1, err) < 0)
                     rc = -1;
                 sleep((unsigned)(poll_s > 1 ? poll_s : 1));
             }
         }
-        if (rc >= 0 && merge_dir(r, dir, pending, npending, merged, sum, err) < 0)
+        if (rc >= 0 && merge_dir(r, dir, pending, npending, merged, 1, err) < 0)
             rc = -1;
     }
     sqlite3_finalize(st);
@@ -229,7 +234,7 @@ int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary
     if (!merged)
         return cl_err_set(err, "out of memory");
     double poll_s = o->slurm_poll_s > 0 ? o->slurm_poll_s : 5;
-    int rc = merge_earlier(r, pending, npending, merged, sum, poll_s, err);
+    int rc = merge_earlier(r, pending, npending, merged, poll_s, err);
     int left = 0;
     for (int k = 0; k < npending; k++)
         left += !merged[k];
@@ -320,7 +325,7 @@ int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary
     int failures = 0;
     for (;;) {
         int active = job_active(sum->slurm_job);
-        if (merge_dir(r, dir, pending, npending, merged, sum, err) < 0) {
+        if (merge_dir(r, dir, pending, npending, merged, 0, err) < 0) {
             rc = -1;
             break;
         }
@@ -335,7 +340,7 @@ int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary
             failures = 0;
         usleep((useconds_t)(poll_s * 1e6));
     }
-    if (rc == 0 && merge_dir(r, dir, pending, npending, merged, sum, err) < 0)
+    if (rc == 0 && merge_dir(r, dir, pending, npending, merged, 0, err) < 0)
         rc = -1;
     for (int k = 0; k < n && rc == 0; k++)
         if (!merged[index_of[k]]) {

@@ -356,6 +356,15 @@ START_TEST(gradebook_key_and_transactions)
     snprintf(s.sha256, sizeof s.sha256, "cc");
     ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j, &err), 0);
     ck_assert(cl_gradebook_count(db, "selftest", &n, &err) == 0 && n == 3);
+    /* error and no_device are not final: graded again, the row replaced */
+    snprintf(s.sha256, sizeof s.sha256, "dd");
+    json_t *je = result_json("error", 0);
+    ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, je, &err), 0);
+    ck_assert_int_eq(cl_gradebook_has(db, "alice", "selftest", "dd", "c0ffee", &err), 0);
+    ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j, &err), 0);
+    ck_assert_int_eq(cl_gradebook_has(db, "alice", "selftest", "dd", "c0ffee", &err), 1);
+    ck_assert(cl_gradebook_count(db, "selftest", &n, &err) == 0 && n == 4);
+    json_decref(je);
     json_decref(j);
     json_decref(j2);
     ck_assert(cl_gradebook_run_end(db, run, 3, 0, NULL, &err) == 0);

@@ -221,11 +221,13 @@ typedef struct cl_grade_row {
 } cl_grade_row;
 
 int cl_gradebook_open(const char *path, sqlite3 **db, cl_err *err);
-/* 1 when the key already has a result, 0 when not, -1 on error. */
+/* 1 when the key already has a final result, 0 when not (or only an `error` or
+ * `no_device` one, which the next run grades again), -1 on error. */
 int cl_gradebook_has(sqlite3 *db, const char *student, const char *lab, const char *sha256,
                      const char *config_hash, cl_err *err);
 /* Records a result (its JSON as cl_class_grade_one made it) in one transaction. Returns 0
- * when recorded, 1 when the key already had one (kept, not replaced), -1 on error. */
+ * when recorded (replacing a non-final one), 1 when the key already had a final one (kept,
+ * not replaced), -1 on error. */
 int cl_gradebook_record(sqlite3 *db, long long run_id, const cl_submission *s, const cl_course *c,
                         const cl_course_rules *rules, json_t *result, cl_err *err);
 /* Fills row from the stored result of the key; 1 when absent. */
