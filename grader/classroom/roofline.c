@@ -92,15 +92,17 @@ void cl_roofline_svg(cl_strbuf *sb, const cl_roof_point *pts, int n, double copy
     for (int e = (int)a.lx0; e <= (int)a.lx1; e++) {
         double x = px(&a, pow(10, e));
         fmt_pow(buf, sizeof buf, e);
-        cl_sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-                         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%s</text>\n",
+        cl_sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\" stroke=\"#eaeef2\"/>"
+                         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\" font-size=\"11\" "
+                         "fill=\"#57606a\">%s</text>\n",
                      x, MT, x, H - MB, x, H - MB + 16, buf);
     }
     for (int e = (int)a.ly0; e <= (int)a.ly1; e++) {
         double y = py(&a, pow(10, e));
         fmt_pow(buf, sizeof buf, e);
-        cl_sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-                         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>\n",
+        cl_sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\" stroke=\"#eaeef2\"/>"
+                         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\" font-size=\"11\" "
+                         "fill=\"#57606a\">%s</text>\n",
                      ML, y, W - MR, y, ML - 6, y + 4, buf);
     }
     cl_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">arithmetic intensity "
@@ -123,15 +125,15 @@ void cl_roofline_svg(cl_strbuf *sb, const cl_roof_point *pts, int n, double copy
             ye = pow(10, a.ly1);
             xe = ye / copy_gbps;
         }
-        cl_sb_printf(sb, "<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f", px(&a, x0), py(&a, y0), px(&a, xe),
+        cl_sb_printf(sb, "<polyline class=\"roof\" fill=\"none\" stroke=\"#cf222e\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f", px(&a, x0), py(&a, y0), px(&a, xe),
                      py(&a, ye));
         if (peak > 0 && ridge < x1)
             cl_sb_printf(sb, " %.1f,%.1f", px(&a, x1), py(&a, peak));
         cl_sb_append(sb, "\"/>\n");
-        cl_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" class=\"rooflabel\">memory roof: copy %.0f GB/s</text>\n",
+        cl_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" class=\"rooflabel\" font-size=\"11\" fill=\"#cf222e\">memory roof: copy %.0f GB/s</text>\n",
                      px(&a, x0) + 6, py(&a, y0) - 8, copy_gbps);
         if (peak > 0 && ridge < x1)
-            cl_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"rooflabel\">fp16 Tensor Core "
+            cl_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"rooflabel\" font-size=\"11\" fill=\"#cf222e\">fp16 Tensor Core "
                              "(cuBLAS) %.0f TFLOP/s</text>\n", W - MR - 4, py(&a, peak) - 6, fp16_tflops);
     } else {
         cl_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" class=\"note\">no ceilings measured on this machine</text>\n",
@@ -148,8 +150,9 @@ void cl_roofline_svg(cl_strbuf *sb, const cl_roof_point *pts, int n, double copy
             esc(sb, p->href);
             cl_sb_append(sb, "\">");
         }
-        cl_sb_printf(sb, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\"><title>", p->highlight ? " hi" : "",
-                     px(&a, ai), py(&a, g), p->highlight ? 6 : 4);
+        cl_sb_printf(sb, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" fill-opacity=\"0.75\">"
+                         "<title>", p->highlight ? " hi" : "", px(&a, ai), py(&a, g), p->highlight ? 6 : 4,
+                     p->highlight ? "#bf3989" : "#0969da");
         esc(sb, p->label);
         cl_sb_printf(sb, ": %.3g FLOP/byte, %.4g GFLOP/s (%.4g GB/s)</title></circle>", ai, g,
                      p->bytes / p->seconds / 1e9);

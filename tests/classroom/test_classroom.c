@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "grader/classroom.h"
+#include "strbuf.h"
 #include "testutil.h"
 
 static char *dir;
@@ -402,6 +403,35 @@ START_TEST(csv_quoting)
 }
 END_TEST
 
+START_TEST(roofline)
+{
+    cl_roof_point pts[] = {{"alice: 1 GiB", "students/alice.html", 268435456.0, 1073741828.0, 0.4e-3, 0},
+                           {"bob: 1 GiB", NULL, 268435456.0, 1073741828.0, 1.2e-3, 1},
+                           {"carol: no flops", NULL, 0, 1e9, 1e-3, 0}};
+    cl_strbuf sb;
+    cl_sb_init(&sb);
+    cl_roofline_svg(&sb, pts, 3, 3000, 800, "reduce <class>");
+    const char *svg = cl_sb_str(&sb);
+    ck_assert(tu_contains(svg, "<polyline class=\"roof\""));
+    ck_assert(tu_contains(svg, "memory roof: copy 3000 GB/s"));
+    ck_assert(tu_contains(svg, "fp16 Tensor Core (cuBLAS) 800 TFLOP/s"));
+    ck_assert(tu_contains(svg, "reduce &lt;class&gt;"));
+    int circles = 0;
+    for (const char *p = svg; (p = strstr(p, "<circle")); p++)
+        circles++;
+    ck_assert_int_eq(circles, 2); /* no FLOPs counted: not on a roofline */
+    ck_assert(tu_contains(svg, "href=\"students/alice.html\""));
+    /* alice at 2684 GB/s sits on the roof's slanted part, bob under it */
+    ck_assert(tu_contains(svg, "2684 GB/s") || tu_contains(svg, "2.684e+03 GB/s") || tu_contains(svg, "2684"));
+    const char *out = tu_write(dir, "roofline.svg", svg);
+    (void)out;
+    cl_sb_clear(&sb);
+    cl_roofline_svg(&sb, pts + 2, 1, 3000, 0, "empty");
+    ck_assert(tu_contains(cl_sb_str(&sb), "no timed runs with counted FLOPs"));
+    cl_sb_free(&sb);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("classroom");
@@ -415,6 +445,7 @@ int main(void)
     tcase_add_test(tc, archives);
     tcase_add_test(tc, gradebook_key_and_transactions);
     tcase_add_test(tc, csv_quoting);
+    tcase_add_test(tc, roofline);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
