@@ -36,10 +36,16 @@
 
 #include "cudalab_lab.h"
 
+#ifndef PA_WARPS
 #define PA_WARPS 4
+#endif
 #define PA_THREADS (PA_WARPS * 32)
+#ifndef PA_PART
 #define PA_PART 512 // tokens per partition
+#endif
+#ifndef PA_UNROLL
 #define PA_UNROLL 4
+#endif
 
 struct pa_partials {
     float *out;  // [seqs][heads][max_parts][head_dim], unnormalised, relative to m
