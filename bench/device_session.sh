@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# device_session.sh STEP...: the GPU work of a release, in one device call, most important
+# first, each step bounded in time so a slow one cannot starve the rest. Run from the
+# repository root with the build directory present (built on a machine with the Debian
+# dependencies and carried over). Results under $OUT.
+#   suite REGEX        ctest -L gpu -R REGEX (the GPU suite: verdicts of references,
+#                      skeletons, planted solutions)
+#   side LAB,LAB...    bench/side_by_side.sh: references through cudalab bench + peers
+#   class N            bench/classroom_throughput.sh N reduce
+#   variant LAB FILE   cudalab bench LAB FILE (a candidate next to the reference)
+#   sanitize LAB,...   cudalab test LAB --reference --sanitize
+#   submit LAB         time of `cudalab submit LAB --reference` with an empty build cache
+set -u -o pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/device-out}
+mkdir -p "$out" /work
+[[ $root == /work/main ]] || ln -sfn "$root" /work/main
+cd /work/main
+export CUDALAB_HOME=/work/main XDG_CACHE_HOME=/tmp/cl-cache XDG_DATA_HOME=/tmp/cl-data NO_COLOR=1 PYTHONUNBUFFERED=1
+cl=build/cudalab
+log() { echo "[$(date +%T)] $*"; }
+$cl device --json > "$out/device.json" || { echo "no GPU"; exit 3; }
+while [[ $# -gt 0 ]]; do
+  step=$1; shift
+  case $step in
+    suite) log "suite $1"; (cd build && timeout 300 ctest -L gpu -R "$1" --output-on-failure --timeout 200) \
+             > "$out/suite.txt" 2>&1; grep -E "tests passed|\*\*\*|Not Run" "$out/suite.txt"; shift ;;
+    side) log "side $1"; timeout 300 env OUT="$out/side" bash bench/side_by_side.sh ${1//,/ } > "$out/side.txt" 2>&1
+          tail -n 20 "$out/side.txt"; shift ;;
+    class) log "class $1"; timeout 300 env OUT="$out/class" bash bench/classroom_throughput.sh "$1" reduce \
+             > "$out/class.txt" 2>&1; tail -n 8 "$out/class.txt"; shift ;;
+    variant) log "variant $1 $2"; n=$(basename "$2" .cu)
+             timeout 120 $cl bench "$1" "$2" --no-reference --json > "$out/variant_$n.json" 2>/dev/null
+             python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r["verdict"], [(c["name"], round(c["bench"]["median_ms"], 4), round(100 * c["bench"].get("fraction", 0), 1)) for c in r["cases"] if c.get("bench")])' \
+               "$out/variant_$n.json" "$n" 2>&1 | tail -1; shift 2 ;;
+    sanitize) for lab in ${1//,/ }; do log "sanitize $lab"
+                timeout 150 $cl test "$lab" --reference --sanitize > "$out/sanitize_$lab.txt" 2>&1
+                grep -E "memcheck|racecheck|verdict" "$out/sanitize_$lab.txt"; done; shift ;;
+    submit) log "submit $1"; ( export XDG_CACHE_HOME=/tmp/cl-fresh; mkdir -p /tmp/cl-fresh/cudalab
+              cp /tmp/cl-cache/cudalab/device-*.json /tmp/cl-fresh/cudalab/ 2>/dev/null
+              /usr/bin/time -f "%e s wall" $cl submit "$1" --reference ) > "$out/submit.txt" 2>&1; tail -n 4 "$out/submit.txt"; shift ;;
+    *) echo "unknown step $step"; exit 2 ;;
+  esac
+done
+cd "$out" && tar czf ../session.tgz . && mv ../session.tgz .
