@@ -38,7 +38,8 @@ while [[ $# -gt 0 ]]; do
                 grep -E "memcheck|racecheck|verdict" "$out/sanitize_$lab.txt"; done; shift ;;
     submit) log "submit $1"; ( export XDG_CACHE_HOME=/tmp/cl-fresh; mkdir -p /tmp/cl-fresh/cudalab
               cp /tmp/cl-cache/cudalab/device-*.json /tmp/cl-fresh/cudalab/ 2>/dev/null
-              /usr/bin/time -f "%e s wall" $cl submit "$1" --reference ) > "$out/submit.txt" 2>&1; tail -n 4 "$out/submit.txt"; shift ;;
+              TIMEFORMAT="%R s wall"; time $cl submit "$1" --reference ) > "$out/submit.txt" 2>&1
+            tail -n 4 "$out/submit.txt"; shift ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done
