@@ -459,7 +459,8 @@ static void keep_output(cl_result *r, const run_out *ro)
     r->output = cl_sb_take(&sb);
 }
 
-static int case_severity(const char *status)
+/* How a case failed, as an index into the verdict map of judge_run (0: it passed). */
+static int case_failure(const char *status)
 {
     if (!status) return 0;
     if (!strcmp(status, "cuda_error")) return 5;
@@ -532,8 +533,8 @@ static int judge_run(grader *g, run_out *ro, int bench)
     }
     int first = r->ncases;
     absorb_cases(r, ro->cases);
-    /* the worst case decides; ties go to the first in lab.yaml order */
-    int worst = 0;
+    /* the first failing case in lab.yaml order decides (fix that one first); cases not run
+     * because the device was lost after an earlier error do not count */
     cl_case_result *wc = NULL;
     for (int k = first; k < r->ncases; k++) {
         cl_case_result *c = &r->cases[k];
@@ -541,19 +542,14 @@ static int judge_run(grader *g, run_out *ro, int bench)
             r->total++;
             r->passed += c->status && !strcmp(c->status, "pass");
         }
-        int s = case_severity(c->status);
-        if (s > worst) {
-            worst = s;
+        if (!wc && case_failure(c->status) > 1)
             wc = c;
-        }
     }
     if (wc) {
         static const cl_verdict map[] = {CL_V_CORRECT, CL_V_ERROR, CL_V_ERROR, CL_V_WRONG, CL_V_OUT_OF_BOUNDS,
                                          CL_V_CUDA_ERROR};
-        cl_verdict v = map[worst];
-        if (v == CL_V_ERROR && !strcmp(wc->status, "not_run"))
-            v = CL_V_CUDA_ERROR;
-        cl_result_set(r, v, "case '%s': %s", wc->name, wc->message ? wc->message : wc->status);
+        cl_result_set(r, map[case_failure(wc->status)], "case '%s': %s", wc->name,
+                      wc->message ? wc->message : wc->status);
         return -1;
     }
     if (bench) {

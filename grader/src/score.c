@@ -42,7 +42,8 @@ void cl_score_bench(const cl_lab *lab, cl_result *r, double copy_gbps)
         case CL_CEIL_REFERENCE:
             /* the reference's metric in the same run; for time, smaller is better */
             if (c->ref_ms > 0)
-                c->ceiling = lab->metric == CL_METRIC_TIME ? c->ref_ms : c->metric * c->ref_ratio;
+                /* items / ref time = metric x (median / ref time) = metric / ref_ratio */
+                c->ceiling = lab->metric == CL_METRIC_TIME ? c->ref_ms : c->metric / c->ref_ratio;
             break;
         }
         if (c->ceiling > 0)

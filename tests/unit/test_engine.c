@@ -74,6 +74,14 @@ START_TEST(wrong_names_case_index_expected_got)
 }
 END_TEST
 
+START_TEST(first_failing_case_decides)
+{
+    grade("selftest", "wrong_then_oob", 0, 0);
+    expect(CL_V_WRONG, "case 'n=100'");
+    ck_assert_str_eq(r.cases[2].status, "out_of_bounds"); /* reported, but second */
+}
+END_TEST
+
 START_TEST(unwritten_output_is_caught)
 {
     grade("selftest", "unwritten", 0, 0);
@@ -278,6 +286,7 @@ int main(void)
     tcase_add_test(tc, good_passes_every_case);
     tcase_add_test(tc, good_bench_runs_and_verifies_timed_runs);
     tcase_add_test(tc, wrong_names_case_index_expected_got);
+    tcase_add_test(tc, first_failing_case_decides);
     tcase_add_test(tc, unwritten_output_is_caught);
     tcase_add_test(tc, hang_times_out);
     tcase_add_test(tc, crash_is_a_verdict);

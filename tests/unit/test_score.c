@@ -102,6 +102,32 @@ START_TEST(reference_ratio)
 }
 END_TEST
 
+START_TEST(throughput_against_the_reference)
+{
+    /* a lab graded in items/s against the reference (nms, topo_sort): a solution half as
+     * fast as the reference reaches 50% */
+    cl_lab t = lab;
+    t.metric = CL_METRIC_THROUGHPUT;
+    t.ceiling = CL_CEIL_REFERENCE;
+    cl_result r;
+    cl_result_init(&r);
+    bench_case(&r, "a", 2.0, 0);
+    r.cases[0].items = 1e6;
+    r.cases[0].ref_ms = 1.0;
+    cl_score_bench(&t, &r, 0);
+    ck_assert_double_eq_tol(r.cases[0].metric, 5e8, 1e-3);
+    ck_assert_double_eq_tol(r.cases[0].ceiling, 1e9, 1e-3);
+    ck_assert_double_eq_tol(r.cases[0].fraction, 0.5, 1e-12);
+    ck_assert_str_eq(r.cases[0].tier, "pass");
+    /* a hundred times slower: slow */
+    r.cases[0].median_ms = 100.0;
+    cl_score_bench(&t, &r, 0);
+    ck_assert_double_eq_tol(r.cases[0].fraction, 0.01, 1e-12);
+    ck_assert_str_eq(r.cases[0].tier, "slow");
+    cl_result_free(&r);
+}
+END_TEST
+
 START_TEST(slow_below_pass)
 {
     cl_result r;
@@ -128,6 +154,7 @@ int main(void)
     tcase_add_test(tc, slowest_case_decides);
     tcase_add_test(tc, correctness_gates_performance);
     tcase_add_test(tc, reference_ratio);
+    tcase_add_test(tc, throughput_against_the_reference);
     tcase_add_test(tc, slow_below_pass);
     suite_add_tcase(s, tc);
     return tu_run(s);
