@@ -20,7 +20,7 @@ def main():
     dev = json.load(open(os.path.join(out, "device.json")))
     copy = dev["copy_gbps"]
     print(f"GPU: {dev['name']} ({dev['sms']} SMs, driver {dev['driver_version']}); "
-          f"copy bandwidth {copy:.0f} GB/s (vectorised copy kernel, read + write); "
+          f"copy bandwidth {copy:.0f} GB/s (read + write; the best of the copy kernels and cudaMemcpy); "
           f"cuBLAS fp16 {dev['fp16_tflops']:.0f} TFLOP/s at {dev['fp16_gemm_n']}^3\n")
     print("| lab | case | reference | of ceiling | tier | peer | peer result | peer of ceiling |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")

@@ -38,12 +38,12 @@ int cmd_device(int argc, char **argv)
     cl_progress_clear();
     if (json) {
         json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:f, s:f, "
-                              "s:i, s:I, s:b, s:s}",
+                              "s:f, s:i, s:I, s:b, s:s}",
                               "name", c.name, "uuid", c.uuid, "cc_major", c.cc_major, "cc_minor", c.cc_minor, "sms",
                               c.sms, "clock_mhz", c.clock_mhz, "mem_clock_mhz", c.mem_clock_mhz, "bus_width_bits",
                               c.bus_width_bits, "l2_bytes", c.l2_bytes, "mem_total", (json_int_t)c.mem_total,
                               "driver_version", c.driver_version, "runtime_version", c.runtime_version, "copy_gbps",
-                              c.copy_gbps, "memcpy_gbps", c.memcpy_gbps, "dram_peak_gbps", c.dram_peak_gbps,
+                              c.copy_gbps, "copy_kernel_gbps", c.copy_kernel_gbps, "memcpy_gbps", c.memcpy_gbps, "dram_peak_gbps", c.dram_peak_gbps,
                               "fp16_tflops", c.fp16_tflops, "fp16_gemm_n", c.fp16_gemm_n, "measured_at",
                               (json_int_t)c.measured_at, "cached", c.from_cache, "cache_file", c.cache_path);
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -64,8 +64,9 @@ int cmd_device(int argc, char **argv)
     printf("  driver / runtime    %d.%d / %d.%d\n", c.driver_version / 1000, (c.driver_version % 1000) / 10,
            c.runtime_version / 1000, (c.runtime_version % 1000) / 10);
     printf("%s  measured ceilings%s\n", B, Z);
-    printf("  copy bandwidth      %s%.0f GB/s%s  %s(the best of three vectorised copy kernels and cudaMemcpy;"
-           " bytes read + written)%s\n", B, c.copy_gbps, Z, D, Z);
+    printf("  copy bandwidth      %s%.0f GB/s%s  %s(bytes read + written: the best of three vectorised copy"
+           " kernels, %.0f GB/s, and cudaMemcpy, %.0f GB/s)%s\n", B, c.copy_gbps, Z, D, c.copy_kernel_gbps,
+           c.memcpy_gbps, Z);
     printf("  fp16 Tensor Cores   %s%.0f TFLOP/s%s  %s(cuBLAS, %d^3, fp32 accumulate)%s\n", B, c.fp16_tflops, Z, D,
            c.fp16_gemm_n, Z);
     printf("%s  %s %s%s\n", D, c.from_cache ? "cached in" : "saved to", c.cache_path, Z);

@@ -65,7 +65,7 @@ static void from_json(json_t *j, cl_ceilings *c)
 #define GETF(k) c->k = json_number_value(json_object_get(j, #k))
     GETI(driver_version); GETI(runtime_version); GETI(cc_major); GETI(cc_minor); GETI(sms); GETI(clock_mhz);
     GETI(mem_clock_mhz); GETI(bus_width_bits); GETI(l2_bytes); GETI(smem_per_sm); GETI(fp16_gemm_n);
-    GETF(copy_gbps); GETF(memcpy_gbps); GETF(fp16_tflops); GETF(dram_peak_gbps);
+    GETF(copy_gbps); GETF(copy_kernel_gbps); GETF(memcpy_gbps); GETF(fp16_tflops); GETF(dram_peak_gbps);
 #undef GETI
 #undef GETF
     c->mem_total = (long long)json_integer_value(json_object_get(j, "mem_total"));

@@ -15,7 +15,7 @@ typedef struct cl_ceilings {
     int driver_version, runtime_version;
     int cc_major, cc_minor, sms, clock_mhz, mem_clock_mhz, bus_width_bits, l2_bytes, smem_per_sm;
     long long mem_total;
-    double copy_gbps, memcpy_gbps, fp16_tflops, dram_peak_gbps;
+    double copy_gbps, copy_kernel_gbps, memcpy_gbps, fp16_tflops, dram_peak_gbps;
     int fp16_gemm_n;
     long long measured_at;
     int from_cache;
