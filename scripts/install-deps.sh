@@ -4,7 +4,7 @@
 # cudalab still builds and runs everything that needs no GPU compiler.
 #   --test-tools  also what the classroom tests drive for real: headless Chromium (the HTML
 #                 report) and a one-node Slurm cluster (munge, slurmctld, slurmd). Without
-#                 them those tests report SKIPPED. CI passes it (scripts/test.sh).
+#                 them those tests report SKIPPED. scripts/test.sh passes it.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libyaml-dev libsqlite3-dev libjansson-dev check libsubunit-dev
           libarchive-dev nettle-dev python3)
