@@ -27,10 +27,11 @@
 // Kernel 2, one CTA per (sequence, head) with several partitions: rescale each partition by
 //   exp2(m_p - M) where M is the largest maximum, add, divide by the rescaled sum. The
 //   partials are ~1% of the K/V bytes at 512 tokens per partition.
-// Measured on an H100 (bench/dev/NOTES.md): 88% of the copy bandwidth with GQA, 100% with
+// Measured on an H100 (docs/PERFORMANCE.md): 93.5% of the copy bandwidth with GQA, 100% with
 // MHA. Tried and not faster: cp.async staging of K/V, 8 loads in flight per lane, a
 // reduce-scatter of the per-head dot products, 8 warps per CTA, smaller partitions for
-// short grids (bench/dev/variants/paged_attention_knobs.cu).
+// short grids (bench/dev/NOTES.md), nor a one-pass online-softmax kernel
+// (bench/dev/variants/paged_attention_onepass.cu: instruction-bound at 73%).
 #include <cstdint>
 #include <cstdio>
 
