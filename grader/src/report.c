@@ -128,6 +128,101 @@ json_t *cl_result_to_json(const cl_result *r)
     return o;
 }
 
+/* ---- JSON back to a result (the classroom keeps reports as JSON) ---- */
+
+static char *jdup(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? strdup(s) : NULL;
+}
+
+static double jnum(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+void cl_result_from_json(json_t *j, cl_result *r)
+{
+    cl_result_init(r);
+    if (!j)
+        return;
+    const char *s;
+    if ((s = json_string_value(json_object_get(j, "lab"))))
+        snprintf(r->lab, sizeof r->lab, "%s", s);
+    if ((s = json_string_value(json_object_get(j, "title"))))
+        snprintf(r->title, sizeof r->title, "%s", s);
+    if ((s = json_string_value(json_object_get(j, "solution"))))
+        snprintf(r->solution, sizeof r->solution, "%s", s);
+    const char *metric = json_string_value(json_object_get(j, "metric"));
+    r->metric = metric && !strcmp(metric, "tflops") ? CL_METRIC_TFLOPS
+                : metric && !strcmp(metric, "throughput") ? CL_METRIC_THROUGHPUT
+                : metric && !strcmp(metric, "time") ? CL_METRIC_TIME
+                                                    : CL_METRIC_BANDWIDTH;
+    r->seed = (uint64_t)json_integer_value(json_object_get(j, "seed"));
+    r->verdict = cl_verdict_from_name(json_string_value(json_object_get(j, "verdict")));
+    r->message = jdup(j, "message");
+    r->detail = jdup(j, "detail");
+    r->score = jnum(j, "score");
+    r->max_score = jnum(j, "max_score");
+    r->passed = (int)json_integer_value(json_object_get(j, "passed"));
+    r->total = (int)json_integer_value(json_object_get(j, "total"));
+    json_t *comp = json_object_get(j, "compile");
+    r->compiled = json_is_true(json_object_get(comp, "ok"));
+    r->compile_s = jnum(comp, "seconds");
+    r->compile_log = jdup(comp, "log");
+    if ((s = json_string_value(json_object_get(comp, "arch"))))
+        snprintf(r->arch, sizeof r->arch, "%s", s);
+    json_t *dev = json_object_get(j, "device");
+    if ((s = json_string_value(json_object_get(dev, "name"))))
+        snprintf(r->gpu, sizeof r->gpu, "%s", s);
+    r->copy_gbps = jnum(dev, "copy_gbps");
+    r->fp16_tflops = jnum(dev, "fp16_tflops");
+    r->output = jdup(j, "output");
+    r->sanitizer = jdup(j, "sanitizer");
+    r->seconds = jnum(j, "seconds");
+    static const char *const tiers[] = {"excellent", "good", "pass", "slow", NULL};
+    const char *tier = json_string_value(json_object_get(j, "tier"));
+    for (int k = 0; tier && tiers[k]; k++)
+        if (!strcmp(tier, tiers[k]))
+            r->tier = tiers[k];
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(j, "cases"), i, c) {
+        if (r->ncases >= CL_MAX_CASES)
+            break;
+        cl_case_result *cr = &r->cases[r->ncases++];
+        memset(cr, 0, sizeof *cr);
+        cr->name = jdup(c, "name");
+        const char *kind = json_string_value(json_object_get(c, "kind"));
+        cr->bench = kind && !strcmp(kind, "bench");
+        cr->status = jdup(c, "status");
+        cr->message = jdup(c, "message");
+        cr->where = jdup(c, "where");
+        cr->has_values = json_object_get(c, "expected") != NULL;
+        cr->expected = jnum(c, "expected");
+        cr->got = jnum(c, "got");
+        cr->shape = jdup(c, "shape");
+        cr->ms = jnum(c, "ms");
+        json_t *b = json_object_get(c, "bench");
+        if (b) {
+            cr->runs = (int)json_integer_value(json_object_get(b, "runs"));
+            cr->median_ms = jnum(b, "median_ms");
+            cr->min_ms = jnum(b, "min_ms");
+            cr->max_ms = jnum(b, "max_ms");
+            cr->bytes = jnum(b, "bytes");
+            cr->flops = jnum(b, "flops");
+            cr->metric = jnum(b, "metric");
+            cr->ceiling = jnum(b, "ceiling");
+            cr->fraction = jnum(b, "fraction");
+            const char *t = json_string_value(json_object_get(b, "tier"));
+            for (int k = 0; t && tiers[k]; k++)
+                if (!strcmp(t, tiers[k]))
+                    cr->tier = tiers[k];
+        }
+    }
+}
+
 /* ---- text ---- */
 
 static cl_color verdict_color(cl_verdict v)

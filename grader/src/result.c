@@ -23,6 +23,14 @@ const char *cl_verdict_name(cl_verdict v)
     return (unsigned)v < sizeof names / sizeof names[0] && names[v] ? names[v] : "error";
 }
 
+cl_verdict cl_verdict_from_name(const char *name)
+{
+    for (size_t k = 0; name && k < sizeof names / sizeof names[0]; k++)
+        if (names[k] && !strcmp(names[k], name))
+            return (cl_verdict)k;
+    return CL_V_ERROR;
+}
+
 int cl_verdict_ok(cl_verdict v) { return v >= CL_V_CORRECT; }
 
 void cl_result_init(cl_result *r)

@@ -124,8 +124,32 @@ START_TEST(text_report_names_the_failure)
 }
 END_TEST
 
+START_TEST(json_round_trip)
+{
+    cl_result r, back;
+    sample(&r);
+    json_t *j = cl_result_to_json(&r);
+    cl_result_from_json(j, &back);
+    ck_assert_str_eq(back.lab, "reduce");
+    ck_assert_int_eq(back.verdict, CL_V_WRONG);
+    ck_assert_uint_eq(back.seed, 1234);
+    ck_assert_int_eq(back.ncases, 2);
+    ck_assert_str_eq(back.cases[0].where, "out[0]");
+    ck_assert(back.cases[0].has_values && back.cases[0].expected == 2.5 && back.cases[0].got == 3.5);
+    ck_assert(back.cases[1].bench && back.cases[1].median_ms == 0.4);
+    ck_assert_str_eq(back.cases[1].tier, "excellent");
+    ck_assert_str_eq(back.message, r.message);
+    json_decref(j);
+    cl_result_free(&back);
+    cl_result_free(&r);
+}
+END_TEST
+
 START_TEST(verdict_names)
 {
+    ck_assert_int_eq(cl_verdict_from_name("off_stream"), CL_V_OFF_STREAM);
+    ck_assert_int_eq(cl_verdict_from_name("nonsense"), CL_V_ERROR);
+    ck_assert_int_eq(cl_verdict_from_name(NULL), CL_V_ERROR);
     ck_assert_str_eq(cl_verdict_name(CL_V_OUT_OF_BOUNDS), "out_of_bounds");
     ck_assert_str_eq(cl_verdict_name(CL_V_EXCELLENT), "excellent");
     ck_assert(cl_verdict_ok(CL_V_SLOW));
@@ -141,6 +165,7 @@ int main(void)
     tcase_add_test(tc, json_has_every_field);
     tcase_add_test(tc, junit_well_formed_and_escaped);
     tcase_add_test(tc, text_report_names_the_failure);
+    tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, verdict_names);
     suite_add_tcase(s, tc);
     return tu_run(s);

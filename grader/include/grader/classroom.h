@@ -273,9 +273,7 @@ typedef struct cl_roof_point {
 } cl_roof_point;
 void cl_roofline_svg(struct cl_strbuf *sb, const cl_roof_point *pts, int n, double copy_gbps, double fp16_tflops,
                      const char *title);
-/* Rebuilds a cl_result from its JSON (the inverse of cl_result_to_json, enough for the
- * reports). */
-void cl_result_from_json(json_t *j, cl_result *r);
+
 
 /* Gradescope's results.json from one graded row (the seed is not shown). */
 json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const cl_course_rules *rules,

@@ -31,6 +31,8 @@ typedef enum cl_verdict {
 } cl_verdict;
 
 const char *cl_verdict_name(cl_verdict v);
+/* The verdict named name; CL_V_ERROR for an unknown or NULL name. */
+cl_verdict cl_verdict_from_name(const char *name);
 /* 1 for verdicts meaning "works" (correct and better). */
 int cl_verdict_ok(cl_verdict v);
 
