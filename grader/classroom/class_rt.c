@@ -262,6 +262,12 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
     add_keep(rt, p);
     snprintf(p, sizeof p, "%s/labs/include", cl_home_dir());
     add_keep(rt, p);
+    /* the ABI header itself may be a link into another tree (the test fixtures' home) */
+    snprintf(p, sizeof p, "%s/labs/include/cudalab_lab.h", cl_home_dir());
+    if (realpath(p, real)) {
+        dirname_of(real, dir, sizeof dir);
+        add_keep(rt, dir);
+    }
     snprintf(p, sizeof p, "%s/reference", cl_home_dir());
     add_keep(rt, p);
     const char *nvcc = cl_nvcc_path();
