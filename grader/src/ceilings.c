@@ -11,7 +11,7 @@
 #include "grader/proc.h"
 #include "paths.h"
 
-static int run_probe(char **args, int nargs, double timeout, json_t **out, cl_err *err)
+int cl_probe_json(const char *const *args, int nargs, double timeout_s, json_t **out, cl_err *err)
 {
     char probe[CL_PATH_MAX];
     snprintf(probe, sizeof probe, "%s/cudalab-probe", cl_exe_dir());
@@ -21,30 +21,24 @@ static int run_probe(char **args, int nargs, double timeout, json_t **out, cl_er
     int argc = 0;
     argv[argc++] = probe;
     for (int i = 0; i < nargs && argc < 15; i++)
-        argv[argc++] = args[i];
+        argv[argc++] = (char *)args[i];
     argv[argc] = NULL;
-    cl_proc_opts o = {0};
-    o.argv = argv;
-    o.timeout_s = timeout;
-    o.output_cap = 1u << 20;
-    cl_proc_result r;
-    if (cl_proc_run(&o, &r, err))
+    char *text;
+    if (cl_proc_capture(argv, timeout_s, 1u << 20, &text, err) < 0)
         return -1;
-    char how[256];
-    cl_proc_describe(&r, timeout, how, sizeof how);
     /* the JSON is the last line that starts with '{' (a library may print before it) */
     char *line = NULL;
-    for (char *p = r.output; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
         if (*p == '{')
             line = p;
     json_error_t je;
     json_t *j = line ? json_loads(line, JSON_DISABLE_EOF_CHECK, &je) : NULL;
     if (!j) {
-        cl_err_set(err, "cudalab-probe failed (%s): %.300s", how, r.output ? r.output : "");
-        cl_proc_result_free(&r);
+        cl_err_set(err, "cudalab-probe failed: %.300s", text ? text : "");
+        free(text);
         return -1;
     }
-    cl_proc_result_free(&r);
+    free(text);
     const char *e = json_string_value(json_object_get(j, "error"));
     if (e) {
         const char *detail = json_string_value(json_object_get(j, "detail"));
@@ -76,8 +70,8 @@ int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *, const 
 {
     memset(c, 0, sizeof *c);
     json_t *id;
-    char *args_id[] = {"--identify"};
-    if (run_probe(args_id, 1, 120, &id, err))
+    const char *args_id[] = {"--identify"};
+    if (cl_probe_json(args_id, 1, 120, &id, err))
         return -1;
     from_json(id, c);
     json_decref(id);
@@ -99,8 +93,8 @@ int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *, const 
     if (progress)
         progress(ctx, "measuring this GPU's ceilings (copy bandwidth, cuBLAS fp16) - once per GPU and driver");
     json_t *j;
-    char *args[] = {"--ceilings"};
-    if (run_probe(args, 1, 600, &j, err))
+    const char *args[] = {"--ceilings"};
+    if (cl_probe_json(args, 1, 600, &j, err))
         return -1;
     json_object_set_new(j, "measured_at", json_integer((json_int_t)time(NULL)));
     from_json(j, c);
@@ -113,7 +107,7 @@ int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *, const 
 
 int cl_cublas_tflops(int n, const long long (*shapes)[3], double *tflops, cl_err *err)
 {
-    char *args[16];
+    const char *args[16];
     char bufs[15][64];
     int na = 0;
     args[na++] = "--cublas";
@@ -122,7 +116,7 @@ int cl_cublas_tflops(int n, const long long (*shapes)[3], double *tflops, cl_err
         args[na++] = bufs[i];
     }
     json_t *j;
-    if (run_probe(args, na, 600, &j, err))
+    if (cl_probe_json(args, na, 600, &j, err))
         return -1;
     json_t *arr = json_object_get(j, "cublas");
     for (int i = 0; i < n; i++)

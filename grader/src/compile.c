@@ -2,12 +2,14 @@
 #include "grader/compile.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "grader/ceilings.h"
 #include "grader/proc.h"
 #include "paths.h"
 #include "strbuf.h"
@@ -57,20 +59,14 @@ const char *cl_nvcc_path(void)
     return NULL;
 }
 
-static int run_capture(char *const *argv, double timeout, char **out, cl_err *err)
+int cl_cuda_tool(const char *name, char *out, size_t n)
 {
-    cl_proc_opts o = {0};
-    o.argv = argv;
-    o.timeout_s = timeout;
-    o.output_cap = 1u << 20;
-    cl_proc_result r;
-    if (cl_proc_run(&o, &r, err))
+    const char *nvcc = cl_nvcc_path();
+    const char *slash = nvcc ? strrchr(nvcc, '/') : NULL;
+    if (!slash)
         return -1;
-    int ok = r.exited && r.exit_code == 0;
-    *out = r.output;
-    r.output = NULL;
-    cl_proc_result_free(&r);
-    return ok ? 0 : 1;
+    snprintf(out, n, "%.*s/%s", (int)(slash - nvcc), nvcc, name);
+    return access(out, X_OK) == 0 ? 0 : -1;
 }
 
 void cl_detect_gpu(cl_gpu_info *gpu)
@@ -87,7 +83,7 @@ void cl_detect_gpu(cl_gpu_info *gpu)
     char *argv[] = {"nvidia-smi", "--query-gpu=compute_cap,name", "--format=csv,noheader", "-i", sel, NULL};
     char *out = NULL;
     cl_err err;
-    if (run_capture(argv, 20, &out, &err) == 0 && out) {
+    if (cl_proc_capture(argv, 20, 1u << 20, &out, &err) == 0 && out) {
         int ma, mi;
         char name[128] = "";
         if (sscanf(out, "%d.%d, %127[^\n]", &ma, &mi, name) >= 2) {
@@ -101,24 +97,16 @@ void cl_detect_gpu(cl_gpu_info *gpu)
     if (gpu->present)
         return;
     /* no nvidia-smi (some containers): ask our probe, which uses the CUDA runtime */
-    char probe[CL_PATH_MAX];
-    snprintf(probe, sizeof probe, "%s/cudalab-probe", cl_exe_dir());
-    if (access(probe, X_OK) != 0)
-        return;
-    char *pargv[] = {probe, "--identify", NULL};
-    out = NULL;
-    if (run_capture(pargv, 60, &out, &err) == 0 && out) {
-        const char *cm = strstr(out, "\"cc_major\":"), *cn = strstr(out, "\"cc_minor\":"),
-                   *nm = strstr(out, "\"name\":\"");
-        if (cm && cn) {
-            gpu->present = 1;
-            gpu->cc_major = atoi(cm + 11);
-            gpu->cc_minor = atoi(cn + 11);
-            if (nm)
-                snprintf(gpu->name, sizeof gpu->name, "%.*s", (int)strcspn(nm + 8, "\""), nm + 8);
-        }
+    const char *args[] = {"--identify"};
+    json_t *id;
+    if (cl_probe_json(args, 1, 60, &id, &err) == 0) {
+        const char *name = json_string_value(json_object_get(id, "name"));
+        gpu->present = 1;
+        gpu->cc_major = (int)json_integer_value(json_object_get(id, "cc_major"));
+        gpu->cc_minor = (int)json_integer_value(json_object_get(id, "cc_minor"));
+        snprintf(gpu->name, sizeof gpu->name, "%s", name ? name : "");
+        json_decref(id);
     }
-    free(out);
 }
 
 static const char *nvcc_version(void)
@@ -130,7 +118,7 @@ static const char *nvcc_version(void)
     char *argv[] = {(char *)nvcc, "--version", NULL};
     char *out = NULL;
     cl_err err;
-    if (!nvcc || run_capture(argv, 30, &out, &err) != 0) {
+    if (!nvcc || cl_proc_capture(argv, 30, 1u << 20, &out, &err) != 0) {
         free(out);
         out = strdup("unknown");
     }

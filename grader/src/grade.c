@@ -220,28 +220,15 @@ static int check_binary(grader *g, const char *so)
 /* HMMA (mma.sync, WMMA) or HGMMA (wgmma) in the machine code. -1 when cuobjdump is absent. */
 static int has_tensor_core_code(const char *so)
 {
-    const char *nvcc = cl_nvcc_path();
-    if (!nvcc)
-        return -1;
-    char tool[CL_PATH_MAX];
-    snprintf(tool, sizeof tool, "%s", nvcc);
-    char *slash = strrchr(tool, '/');
-    snprintf(slash + 1, sizeof tool - (size_t)(slash + 1 - tool), "cuobjdump");
-    if (access(tool, X_OK) != 0)
+    char tool[CL_PATH_MAX], *out;
+    cl_err err;
+    if (cl_cuda_tool("cuobjdump", tool, sizeof tool))
         return -1;
     char *argv[] = {tool, "-sass", (char *)so, NULL};
-    cl_proc_opts po = {0};
-    po.argv = argv;
-    po.timeout_s = 120;
-    po.output_cap = 64u << 20;
-    cl_proc_result pr;
-    cl_err err;
-    if (cl_proc_run(&po, &pr, &err))
-        return -1;
-    int found = pr.output && (strstr(pr.output, "HMMA") || strstr(pr.output, "HGMMA")) ? 1 : 0;
-    int ok = pr.exited && pr.exit_code == 0;
-    cl_proc_result_free(&pr);
-    return ok ? found : -1;
+    int rc = cl_proc_capture(argv, 120, 64u << 20, &out, &err);
+    int found = out && (strstr(out, "HMMA") || strstr(out, "HGMMA"));
+    free(out);
+    return rc == 0 ? found : -1;
 }
 
 /* ---- the runner ---- */
@@ -570,10 +557,8 @@ static int judge_run(grader *g, run_out *ro, int bench)
 static void run_sanitizer(grader *g, const char *so)
 {
     cl_result *r = g->r;
-    const char *nvcc = cl_nvcc_path();
-    char tool[CL_PATH_MAX];
-    snprintf(tool, sizeof tool, "%s", nvcc ? nvcc : "/usr/local/cuda/bin/nvcc");
-    snprintf(strrchr(tool, '/') + 1, 32, "compute-sanitizer");
+    char tool[CL_PATH_MAX] = "no nvcc found";
+    int have_tool = cl_cuda_tool("compute-sanitizer", tool, sizeof tool) == 0;
     cl_strbuf report;
     cl_sb_init(&report);
     int total_errors = 0;
@@ -586,8 +571,8 @@ static void run_sanitizer(grader *g, const char *so)
         snprintf(log, sizeof log, "%s/sanitizer-%d-%s.log", cache, (int)getpid(), tools[t]);
         const char *wrap[] = {tool, "--tool", tools[t], "--error-exitcode", "86", "--print-limit", "20",
                               "--log-file", log, NULL};
-        if (access(tool, X_OK) != 0) {
-            cl_sb_printf(&report, "%s: compute-sanitizer not found at %s\n", tools[t], tool);
+        if (!have_tool) {
+            cl_sb_printf(&report, "%s: compute-sanitizer not found next to nvcc (%s)\n", tools[t], tool);
             break;
         }
         progress(g, "compute-sanitizer --tool %s", tools[t]);

@@ -273,6 +273,23 @@ int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
     return 0;
 }
 
+int cl_proc_capture(char *const *argv, double timeout_s, size_t cap, char **out, cl_err *err)
+{
+    cl_proc_opts o = {0};
+    o.argv = argv;
+    o.timeout_s = timeout_s;
+    o.output_cap = cap;
+    cl_proc_result r;
+    *out = NULL;
+    if (cl_proc_run(&o, &r, err))
+        return -1;
+    int ok = r.exited && r.exit_code == 0;
+    *out = r.output;
+    r.output = NULL;
+    cl_proc_result_free(&r);
+    return ok ? 0 : 1;
+}
+
 void cl_proc_result_free(cl_proc_result *res)
 {
     free(res->output);

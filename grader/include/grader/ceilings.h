@@ -7,6 +7,8 @@
 #ifndef CUDALAB_CEILINGS_H
 #define CUDALAB_CEILINGS_H
 
+#include <jansson.h>
+
 #include "err.h"
 
 typedef struct cl_ceilings {
@@ -22,6 +24,9 @@ typedef struct cl_ceilings {
     char cache_path[4096];
 } cl_ceilings;
 
+/* Runs cudalab-probe (next to cudalab) with args; its JSON object in *out (decref it).
+ * Fails with the probe's own message when it reports an error. */
+int cl_probe_json(const char *const *args, int nargs, double timeout_s, json_t **out, cl_err *err);
 /* Cached ceilings of the first visible GPU, measuring them when absent or refresh.
  * progress (may be NULL) is told when a measurement starts. */
 int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *ctx, const char *msg), void *ctx,

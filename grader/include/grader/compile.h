@@ -43,6 +43,10 @@ void cl_detect_gpu(cl_gpu_info *gpu);
 /* The nvcc to use: $CUDALAB_NVCC, nvcc on PATH, or /usr/local/cuda/bin/nvcc; NULL if none. */
 const char *cl_nvcc_path(void);
 
+/* A tool of the toolkit nvcc belongs to ("cuobjdump", "compute-sanitizer"): its path in
+ * out, 0 when it is there and executable, -1 otherwise. */
+int cl_cuda_tool(const char *name, char *out, size_t n);
+
 /* Compiles. Returns -1 only when compiling was impossible (no nvcc, no cache dir);
  * a compile error is res->ok == 0 with res->log. Free with cl_compile_result_free. */
 int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err);

@@ -45,6 +45,10 @@ typedef struct cl_proc_result {
  * started; how it ended is in res. Free res with cl_proc_result_free. */
 int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err);
 void cl_proc_result_free(cl_proc_result *res);
+/* Runs a trusted helper (nvcc, nvidia-smi, cuobjdump, cudalab-probe) and keeps its output
+ * (stdout and stderr, up to cap bytes) in *out (NUL-terminated; the caller frees it).
+ * Returns -1 when it could not be started, 0 when it exited with status 0, 1 otherwise. */
+int cl_proc_capture(char *const *argv, double timeout_s, size_t cap, char **out, cl_err *err);
 /* "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 60 s". */
 void cl_proc_describe(const cl_proc_result *res, double timeout_s, char *out, size_t n);
 
