@@ -17,6 +17,7 @@
 #include "grader/elfinfo.h"
 #include "grader/labconf.h"
 #include "grader/proc.h"
+#include "grader/report.h"
 #include "grader/score.h"
 #include "paths.h"
 #include "strbuf.h"
@@ -378,7 +379,6 @@ static int run_runner(grader *g, const char *so, const char *mode, int quick, co
 }
 
 static double jnum(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
-static char *jstr(json_t *o, const char *k) { return dup_or_null(json_string_value(json_object_get(o, k))); }
 
 static cl_case_result *find_case(cl_result *r, const char *name)
 {
@@ -393,41 +393,8 @@ static void absorb_cases(cl_result *r, json_t *cases)
     size_t i;
     json_t *c;
     json_array_foreach(cases, i, c) {
-        const char *name = json_string_value(json_object_get(c, "name"));
-        if (!name || r->ncases >= CL_MAX_CASES)
-            continue;
-        cl_case_result *cr = &r->cases[r->ncases++];
-        memset(cr, 0, sizeof *cr);
-        cr->name = strdup(name);
-        const char *kind = json_string_value(json_object_get(c, "kind"));
-        cr->bench = kind && !strcmp(kind, "bench");
-        cr->status = jstr(c, "status");
-        cr->message = jstr(c, "message");
-        cr->where = jstr(c, "where");
-        cr->has_values = json_object_get(c, "expected") != NULL;
-        cr->expected = jnum(c, "expected");
-        cr->got = jnum(c, "got");
-        cr->shape = jstr(c, "shape");
-        cr->scaled = jstr(c, "scaled");
-        cr->ms = jnum(c, "ms");
-        json_t *b = json_object_get(c, "bench");
-        if (b) {
-            cr->runs = (int)json_integer_value(json_object_get(b, "runs"));
-            cr->batches = (int)json_integer_value(json_object_get(b, "batches"));
-            cr->off_stream = json_is_true(json_object_get(b, "off_stream"));
-            cr->median_ms = jnum(b, "median_ms");
-            cr->min_ms = jnum(b, "min_ms");
-            cr->max_ms = jnum(b, "max_ms");
-            cr->p10_ms = jnum(b, "p10_ms");
-            cr->p90_ms = jnum(b, "p90_ms");
-            cr->bytes = jnum(b, "bytes");
-            cr->flops = jnum(b, "flops");
-            cr->items = jnum(b, "items");
-            cr->items_unit = jstr(b, "items_unit");
-            json_t *d = json_object_get(b, "dims");
-            for (size_t k = 0; k < json_array_size(d) && k < 4; k++)
-                cr->dims[cr->ndims++] = (long long)json_integer_value(json_array_get(d, k));
-        }
+        if (json_string_value(json_object_get(c, "name")) && r->ncases < CL_MAX_CASES)
+            cl_case_from_json(c, &r->cases[r->ncases++]);
     }
 }
 

@@ -139,7 +139,62 @@ static char *jdup(json_t *o, const char *k)
 static double jnum(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
+    const char *t = json_string_value(v); /* set_num writes non-finite numbers as text */
+    if (t)
+        return !strcmp(t, "nan") ? NAN : !strcmp(t, "inf") ? INFINITY : !strcmp(t, "-inf") ? -INFINITY : 0;
     return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* The tier's static name (results point at these). */
+static const char *tier_named(const char *t)
+{
+    static const char *const tiers[] = {"excellent", "good", "pass", "slow", NULL};
+    for (int k = 0; t && tiers[k]; k++)
+        if (!strcmp(t, tiers[k]))
+            return tiers[k];
+    return NULL;
+}
+
+void cl_case_from_json(json_t *c, cl_case_result *cr)
+{
+    memset(cr, 0, sizeof *cr);
+    cr->name = jdup(c, "name");
+    const char *kind = json_string_value(json_object_get(c, "kind"));
+    cr->bench = kind && !strcmp(kind, "bench");
+    cr->status = jdup(c, "status");
+    cr->message = jdup(c, "message");
+    cr->where = jdup(c, "where");
+    cr->has_values = json_object_get(c, "expected") != NULL;
+    cr->expected = jnum(c, "expected");
+    cr->got = jnum(c, "got");
+    cr->shape = jdup(c, "shape");
+    cr->scaled = jdup(c, "scaled");
+    cr->ms = jnum(c, "ms");
+    json_t *b = json_object_get(c, "bench");
+    if (!b)
+        return;
+    cr->runs = (int)json_integer_value(json_object_get(b, "runs"));
+    cr->batches = (int)json_integer_value(json_object_get(b, "batches"));
+    cr->off_stream = json_is_true(json_object_get(b, "off_stream"));
+    cr->median_ms = jnum(b, "median_ms");
+    cr->min_ms = jnum(b, "min_ms");
+    cr->max_ms = jnum(b, "max_ms");
+    cr->p10_ms = jnum(b, "p10_ms");
+    cr->p90_ms = jnum(b, "p90_ms");
+    cr->bytes = jnum(b, "bytes");
+    cr->flops = jnum(b, "flops");
+    cr->items = jnum(b, "items");
+    cr->items_unit = jdup(b, "items_unit");
+    json_t *d = json_object_get(b, "dims");
+    for (size_t k = 0; k < json_array_size(d) && k < 4; k++)
+        cr->dims[cr->ndims++] = (long long)json_integer_value(json_array_get(d, k));
+    /* what the grader derived (reports only; the runner's lines have none of it) */
+    cr->metric = jnum(b, "metric");
+    cr->ceiling = jnum(b, "ceiling");
+    cr->fraction = jnum(b, "fraction");
+    cr->ref_ms = jnum(b, "reference_ms");
+    cr->ref_ratio = jnum(b, "vs_reference");
+    cr->tier = tier_named(json_string_value(json_object_get(b, "tier")));
 }
 
 void cl_result_from_json(json_t *j, cl_result *r)
@@ -181,45 +236,13 @@ void cl_result_from_json(json_t *j, cl_result *r)
     r->output = jdup(j, "output");
     r->sanitizer = jdup(j, "sanitizer");
     r->seconds = jnum(j, "seconds");
-    static const char *const tiers[] = {"excellent", "good", "pass", "slow", NULL};
-    const char *tier = json_string_value(json_object_get(j, "tier"));
-    for (int k = 0; tier && tiers[k]; k++)
-        if (!strcmp(tier, tiers[k]))
-            r->tier = tiers[k];
+    r->tier = tier_named(json_string_value(json_object_get(j, "tier")));
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(j, "cases"), i, c) {
         if (r->ncases >= CL_MAX_CASES)
             break;
-        cl_case_result *cr = &r->cases[r->ncases++];
-        memset(cr, 0, sizeof *cr);
-        cr->name = jdup(c, "name");
-        const char *kind = json_string_value(json_object_get(c, "kind"));
-        cr->bench = kind && !strcmp(kind, "bench");
-        cr->status = jdup(c, "status");
-        cr->message = jdup(c, "message");
-        cr->where = jdup(c, "where");
-        cr->has_values = json_object_get(c, "expected") != NULL;
-        cr->expected = jnum(c, "expected");
-        cr->got = jnum(c, "got");
-        cr->shape = jdup(c, "shape");
-        cr->ms = jnum(c, "ms");
-        json_t *b = json_object_get(c, "bench");
-        if (b) {
-            cr->runs = (int)json_integer_value(json_object_get(b, "runs"));
-            cr->median_ms = jnum(b, "median_ms");
-            cr->min_ms = jnum(b, "min_ms");
-            cr->max_ms = jnum(b, "max_ms");
-            cr->bytes = jnum(b, "bytes");
-            cr->flops = jnum(b, "flops");
-            cr->metric = jnum(b, "metric");
-            cr->ceiling = jnum(b, "ceiling");
-            cr->fraction = jnum(b, "fraction");
-            const char *t = json_string_value(json_object_get(b, "tier"));
-            for (int k = 0; t && tiers[k]; k++)
-                if (!strcmp(t, tiers[k]))
-                    cr->tier = tiers[k];
-        }
+        cl_case_from_json(c, &r->cases[r->ncases++]);
     }
 }
 

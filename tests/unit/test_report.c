@@ -32,6 +32,9 @@ static void sample(cl_result *r)
     r->cases[1].bytes = 1073741828.0;
     r->cases[1].fraction = 0.91;
     r->cases[1].tier = "excellent";
+    r->cases[1].ref_ms = 0.5;
+    r->cases[1].ref_ratio = 1.25;
+    r->cases[1].p90_ms = 0.41;
     r->passed = 0;
     r->total = 1;
     /* a solution's output: invalid UTF-8 and control characters */
@@ -138,6 +141,7 @@ START_TEST(json_round_trip)
     ck_assert(back.cases[0].has_values && back.cases[0].expected == 2.5 && back.cases[0].got == 3.5);
     ck_assert(back.cases[1].bench && back.cases[1].median_ms == 0.4);
     ck_assert_str_eq(back.cases[1].tier, "excellent");
+    ck_assert(back.cases[1].ref_ms == 0.5 && back.cases[1].ref_ratio == 1.25 && back.cases[1].p90_ms == 0.41);
     ck_assert_str_eq(back.message, r.message);
     json_decref(j);
     cl_result_free(&back);
