@@ -81,3 +81,29 @@ void cl_utf8_scrub(char *s)
         p += n;
     }
 }
+
+void cl_sb_append_markup(cl_strbuf *sb, const char *text)
+{
+    if (!text)
+        return;
+    char *copy = strdup(text);
+    if (!copy)
+        return;
+    cl_utf8_scrub(copy); /* text a solution printed may be any bytes */
+    for (const char *p = copy; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        switch (c) {
+        case '<': cl_sb_append(sb, "&lt;"); break;
+        case '>': cl_sb_append(sb, "&gt;"); break;
+        case '&': cl_sb_append(sb, "&amp;"); break;
+        case '"': cl_sb_append(sb, "&quot;"); break;
+        case '\'': cl_sb_append(sb, "&#39;"); break;
+        default:
+            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+                cl_sb_append(sb, "?");
+            else
+                cl_sb_appendn(sb, p, 1);
+        }
+    }
+    free(copy);
+}

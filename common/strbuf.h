@@ -21,6 +21,10 @@ const char *cl_sb_str(const cl_strbuf *sb);
 /* Hands the heap string to the caller (who frees it) and resets the buffer. */
 char *cl_sb_take(cl_strbuf *sb);
 
+/* Appends text escaped for XML and HTML (& < > " '), after scrubbing invalid UTF-8 and
+ * replacing the control characters XML 1.0 forbids (all but tab, newline, CR) with '?'. */
+void cl_sb_append_markup(cl_strbuf *sb, const char *text);
+
 /* Replaces every byte that is not part of valid UTF-8 with '?', in place, so text a
  * solution printed can always go into JSON and XML. */
 void cl_utf8_scrub(char *s);

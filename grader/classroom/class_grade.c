@@ -272,14 +272,15 @@ static int job_fn(void *vctx, int out)
     return left ? -1 : 0;
 }
 
-/* A result for when the grading process itself failed. */
-json_t *cl_class_error_result(const cl_class_job *job, const char *why)
+/* A result made here rather than by grading: the grading process failed (error), or
+ * staging refused the submission (compile_error). */
+static json_t *made_result(const cl_class_job *job, cl_verdict v, const char *message)
 {
     cl_result r;
     cl_lab lab;
     cl_err err;
     int have = cl_lab_load(cl_home_dir(), job->lab, &lab, &err) == 0;
-    cl_class_reject(have ? &lab : NULL, job->sub->entry, CL_V_ERROR, why, &r);
+    cl_class_reject(have ? &lab : NULL, job->sub->entry, v, message, &r);
     r.seed = job->seed;
     json_t *res = json_object();
     json_object_set_new(res, "result", cl_result_to_json(&r));
@@ -291,25 +292,16 @@ json_t *cl_class_error_result(const cl_class_job *job, const char *why)
     return res;
 }
 
-/* A rejected submission (staging refused it) as a result JSON, without any sandbox. */
+json_t *cl_class_error_result(const cl_class_job *job, const char *why)
+{
+    return made_result(job, CL_V_ERROR, why);
+}
+
 json_t *cl_class_rejected_result(const cl_class_job *job, const char *why)
 {
-    cl_result r;
-    cl_lab lab;
-    cl_err err;
-    int have = cl_lab_load(cl_home_dir(), job->lab, &lab, &err) == 0;
     char msg[1200];
     snprintf(msg, sizeof msg, "submission rejected: %s", why);
-    cl_class_reject(have ? &lab : NULL, job->sub->entry, CL_V_COMPILE_ERROR, msg, &r);
-    r.seed = job->seed;
-    json_t *res = json_object();
-    json_object_set_new(res, "result", cl_result_to_json(&r));
-    json_object_set_new(res, "student", json_string(job->sub->student));
-    json_object_set_new(res, "sha256", json_string(job->sub->sha256));
-    cl_result_free(&r);
-    if (have)
-        cl_lab_free(&lab);
-    return res;
+    return made_result(job, CL_V_COMPILE_ERROR, msg);
 }
 
 int cl_class_job_start(const cl_class_job *job, const cl_sandbox *sb, int slot, const char *stage,

@@ -29,31 +29,6 @@ static const char *const css =
     "svg .roof{fill:none;stroke:#cf222e;stroke-width:2}svg .rooflabel{font-size:11px;fill:#cf222e}"
     "svg .pt{fill:#0969da;fill-opacity:.75}svg .pt.hi{fill:#bf3989}svg .note{font-size:13px;fill:#57606a}";
 
-static void esc(cl_strbuf *sb, const char *s)
-{
-    if (!s)
-        return;
-    char *copy = strdup(s);
-    if (!copy)
-        return;
-    cl_utf8_scrub(copy);
-    for (const char *p = copy; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        switch (c) {
-        case '<': cl_sb_append(sb, "&lt;"); break;
-        case '>': cl_sb_append(sb, "&gt;"); break;
-        case '&': cl_sb_append(sb, "&amp;"); break;
-        case '"': cl_sb_append(sb, "&quot;"); break;
-        case '\'': cl_sb_append(sb, "&#39;"); break;
-        default:
-            if (c < 0x20 && c != '\n' && c != '\t')
-                cl_sb_append(sb, "?");
-            else
-                cl_sb_appendn(sb, p, 1);
-        }
-    }
-    free(copy);
-}
 
 static const char *vclass(const char *v)
 {
@@ -72,14 +47,14 @@ static void head(cl_strbuf *sb, const char *title)
                      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                      "style-src 'unsafe-inline'; img-src data:\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
-    esc(sb, title);
+    cl_sb_append_markup(sb, title);
     cl_sb_printf(sb, "</title>\n<style>%s</style></head>\n<body>\n", css);
 }
 
 static void badge(cl_strbuf *sb, const char *verdict)
 {
     cl_sb_printf(sb, "<span class=\"v %s\">", vclass(verdict));
-    esc(sb, verdict);
+    cl_sb_append_markup(sb, verdict);
     cl_sb_append(sb, "</span>");
 }
 
@@ -87,7 +62,7 @@ static void metric_cell(cl_strbuf *sb, const cl_grade_row *r)
 {
     if (r->metric > 0) {
         cl_sb_printf(sb, "<td class=\"num\">%.4g ", r->metric);
-        esc(sb, r->metric_unit);
+        cl_sb_append_markup(sb, r->metric_unit);
         cl_sb_append(sb, "</td>");
     } else {
         cl_sb_append(sb, "<td class=\"num\">-</td>");
@@ -102,9 +77,9 @@ static void student_link(cl_strbuf *sb, const cl_grade_row *r, const char *prefi
 {
     cl_sb_append(sb, "<a class=\"student\" href=\"");
     cl_sb_append(sb, prefix);
-    esc(sb, r->student); /* ids keep [A-Za-z0-9._@+-] only: a safe file name */
+    cl_sb_append_markup(sb, r->student); /* ids keep [A-Za-z0-9._@+-] only: a safe file name */
     cl_sb_append(sb, ".html\">");
-    esc(sb, r->student);
+    cl_sb_append_markup(sb, r->student);
     cl_sb_append(sb, "</a>");
 }
 
@@ -160,35 +135,35 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
     snprintf(title, sizeof title, "%s: %s", r->student, rep->lab);
     head(sb, title);
     cl_sb_append(sb, "<p><a href=\"../index.html\">&larr; the class</a></p>\n<h1>");
-    esc(sb, r->student);
+    cl_sb_append_markup(sb, r->student);
     if (strcmp(r->name, r->student)) {
         cl_sb_append(sb, " <span class=\"meta\">");
-        esc(sb, r->name);
+        cl_sb_append_markup(sb, r->name);
         cl_sb_append(sb, "</span>");
     }
     cl_sb_append(sb, "</h1>\n<p class=\"meta\">");
-    esc(sb, rep->lab);
+    cl_sb_append_markup(sb, rep->lab);
     cl_sb_append(sb, ": ");
-    esc(sb, rep->title);
+    cl_sb_append_markup(sb, rep->title);
     cl_sb_append(sb, "</p>\n<table id=\"summary\">\n<tr><th>verdict</th><td>");
     badge(sb, r->verdict);
     cl_sb_append(sb, "</td></tr>\n<tr><th>message</th><td class=\"msg\" id=\"message\">");
-    esc(sb, r->message);
+    cl_sb_append_markup(sb, r->message);
     cl_sb_printf(sb, "</td></tr>\n<tr><th>score</th><td>%.1f / %.0f", r->score, r->max_score);
     if (r->late_days > 0)
         cl_sb_printf(sb, " (%.1f before %d day%s late: &minus;%.0f%%)", r->raw_score, r->late_days,
                      r->late_days == 1 ? "" : "s", r->penalty * 100);
     cl_sb_append(sb, "</td></tr>\n<tr><th>submission</th><td>");
-    esc(sb, r->submission);
+    cl_sb_append_markup(sb, r->submission);
     cl_sb_append(sb, " <span class=\"meta\">sha256 ");
-    esc(sb, r->sha256);
+    cl_sb_append_markup(sb, r->sha256);
     cl_sb_append(sb, "</span></td></tr>\n");
     if (r->seed)
         cl_sb_printf(sb, "<tr><th>seed</th><td>%llu <span class=\"meta\">(per student, from the course secret)</span>"
                          "</td></tr>\n", (unsigned long long)r->seed);
     if (r->gpu[0]) {
         cl_sb_append(sb, "<tr><th>GPU</th><td>");
-        esc(sb, r->gpu);
+        cl_sb_append_markup(sb, r->gpu);
         cl_sb_append(sb, "</td></tr>\n");
     }
     if (r->graded_at > 0) {
@@ -210,11 +185,11 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
                 continue;
             const char *st = json_string_value(json_object_get(c, "status"));
             cl_sb_append(sb, "<tr><td>");
-            esc(sb, json_string_value(json_object_get(c, "name")));
+            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "name")));
             cl_sb_append(sb, "</td><td>");
             badge(sb, st && !strcmp(st, "pass") ? "pass" : st ? st : "?");
             cl_sb_append(sb, "</td><td>");
-            esc(sb, json_string_value(json_object_get(c, "where")));
+            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "where")));
             cl_sb_append(sb, "</td>");
             json_t *e = json_object_get(c, "expected"), *g = json_object_get(c, "got");
             if (json_is_number(e))
@@ -223,7 +198,7 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
             else
                 cl_sb_append(sb, "<td></td><td></td>");
             cl_sb_append(sb, "<td class=\"msg\">");
-            esc(sb, json_string_value(json_object_get(c, "message")));
+            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "message")));
             cl_sb_append(sb, "</td></tr>\n");
         }
         cl_sb_append(sb, "</table>\n<h2>Performance</h2>\n<table id=\"bench\"><tr><th>case</th><th>median ms</th>"
@@ -236,7 +211,7 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
                 continue;
             nb++;
             cl_sb_append(sb, "<tr><td>");
-            esc(sb, json_string_value(json_object_get(c, "name")));
+            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "name")));
             cl_sb_printf(sb, "</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td>"
                              "<td class=\"num\">%.4g</td>",
                          json_number_value(json_object_get(b, "median_ms")),
@@ -250,7 +225,7 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
             if (vr > 0) cl_sb_printf(sb, "<td class=\"num\">%.2fx</td>", vr);
             else cl_sb_append(sb, "<td class=\"num\">-</td>");
             cl_sb_append(sb, "<td>");
-            esc(sb, json_string_value(json_object_get(b, "tier")));
+            cl_sb_append_markup(sb, json_string_value(json_object_get(b, "tier")));
             cl_sb_append(sb, "</td></tr>\n");
         }
         if (!nb)
@@ -267,7 +242,7 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
         const char *log = json_string_value(json_object_get(comp, "log"));
         if (log && *log) {
             cl_sb_append(sb, "<h2>Compiler</h2>\n<pre id=\"compile-log\">");
-            esc(sb, log);
+            cl_sb_append_markup(sb, log);
             cl_sb_append(sb, "</pre>\n");
         }
         for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
@@ -275,7 +250,7 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
             if (!t || !*t)
                 continue;
             cl_sb_printf(sb, "<h2>%s</h2>\n<pre id=\"%s\">", blocks[k][1], blocks[k][0]);
-            esc(sb, t);
+            cl_sb_append_markup(sb, t);
             cl_sb_append(sb, "</pre>\n");
         }
         json_t *libs = json_object_get(rep_j, "libraries_loaded");
@@ -284,7 +259,7 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
             json_t *l;
             json_array_foreach(libs, i, l) {
                 cl_sb_append(sb, "<li>");
-                esc(sb, json_string_value(l));
+                cl_sb_append_markup(sb, json_string_value(l));
                 cl_sb_append(sb, "</li>");
             }
             cl_sb_append(sb, "</ul>\n");
@@ -319,18 +294,18 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
     snprintf(title, sizeof title, "%s: class report", rep->lab);
     head(&sb, title);
     cl_sb_append(&sb, "<h1>");
-    esc(&sb, rep->lab);
+    cl_sb_append_markup(&sb, rep->lab);
     cl_sb_append(&sb, ": ");
-    esc(&sb, rep->title);
+    cl_sb_append_markup(&sb, rep->title);
     cl_sb_append(&sb, "</h1>\n<p class=\"meta\">");
-    esc(&sb, rep->course);
+    cl_sb_append_markup(&sb, rep->course);
     char t[40];
     time_t now = time(NULL);
     strftime(t, sizeof t, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     cl_sb_printf(&sb, " &middot; %d student%s &middot; %s", rep->nrows, rep->nrows == 1 ? "" : "s", t);
     if (rep->gpu[0]) {
         cl_sb_append(&sb, " &middot; ");
-        esc(&sb, rep->gpu);
+        cl_sb_append_markup(&sb, rep->gpu);
     }
     if (rep->copy_gbps > 0)
         cl_sb_printf(&sb, " (copy bandwidth %.0f GB/s)", rep->copy_gbps);
@@ -362,18 +337,18 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
         cl_sb_append(&sb, "<tr class=\"row\"><td>");
         student_link(&sb, r, "students/");
         cl_sb_append(&sb, "</td><td>");
-        esc(&sb, r->name);
+        cl_sb_append_markup(&sb, r->name);
         cl_sb_append(&sb, "</td><td>");
         badge(&sb, r->verdict);
         cl_sb_printf(&sb, "</td><td class=\"num\">%.1f / %.0f</td><td class=\"num\">", r->score, r->max_score);
         if (r->late_days > 0)
             cl_sb_printf(&sb, "%d d (&minus;%.0f%%)", r->late_days, r->penalty * 100);
         cl_sb_append(&sb, "</td><td>");
-        esc(&sb, r->tier);
+        cl_sb_append_markup(&sb, r->tier);
         cl_sb_append(&sb, "</td>");
         metric_cell(&sb, r);
         cl_sb_append(&sb, "<td class=\"msg\">");
-        esc(&sb, r->message);
+        cl_sb_append_markup(&sb, r->message);
         cl_sb_append(&sb, "</td></tr>\n");
     }
     cl_sb_append(&sb, "</table>\n");

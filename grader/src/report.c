@@ -377,50 +377,25 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
 
 /* ---- JUnit ---- */
 
-static void xml_escape(cl_strbuf *sb, const char *text)
-{
-    if (!text)
-        return;
-    char *copy = strdup(text), *s = copy;
-    if (!copy)
-        return;
-    cl_utf8_scrub(copy);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-        case '<': cl_sb_append(sb, "&lt;"); break;
-        case '>': cl_sb_append(sb, "&gt;"); break;
-        case '&': cl_sb_append(sb, "&amp;"); break;
-        case '"': cl_sb_append(sb, "&quot;"); break;
-        case '\'': cl_sb_append(sb, "&apos;"); break;
-        default:
-            if (ch < 0x20 && ch != '\n' && ch != '\t' && ch != '\r')
-                cl_sb_append(sb, "?"); /* XML 1.0 allows no other control characters, escaped or not */
-            else
-                cl_sb_appendn(sb, (const char *)&ch, 1);
-        }
-    }
-    free(copy);
-}
 
 static void junit_case(cl_strbuf *sb, const char *suite, const char *name, double secs, const char *failure_type,
                        const char *message, const char *body)
 {
     cl_sb_append(sb, "    <testcase classname=\"");
-    xml_escape(sb, suite);
+    cl_sb_append_markup(sb, suite);
     cl_sb_append(sb, "\" name=\"");
-    xml_escape(sb, name);
+    cl_sb_append_markup(sb, name);
     cl_sb_printf(sb, "\" time=\"%.3f\"", secs);
     if (!failure_type) {
         cl_sb_append(sb, "/>\n");
         return;
     }
     cl_sb_append(sb, ">\n      <failure type=\"");
-    xml_escape(sb, failure_type);
+    cl_sb_append_markup(sb, failure_type);
     cl_sb_append(sb, "\" message=\"");
-    xml_escape(sb, message ? message : failure_type);
+    cl_sb_append_markup(sb, message ? message : failure_type);
     cl_sb_append(sb, "\">");
-    xml_escape(sb, body ? body : message);
+    cl_sb_append_markup(sb, body ? body : message);
     cl_sb_append(sb, "</failure>\n    </testcase>\n");
 }
 
@@ -478,7 +453,7 @@ int cl_report_junit(const cl_result *const *rs, const char *const *names, int n,
             junit_case(&cases, suite, "verdict", r->seconds, cl_verdict_name(r->verdict), r->message, r->output);
         }
         cl_sb_append(&body, "  <testsuite name=\"");
-        xml_escape(&body, suite);
+        cl_sb_append_markup(&body, suite);
         cl_sb_printf(&body, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", st, sf, r->seconds);
         cl_sb_printf(&body, "    <properties><property name=\"seed\" value=\"%llu\"/>"
                             "<property name=\"score\" value=\"%.2f\"/><property name=\"max_score\" value=\"%.2f\"/>"

@@ -44,7 +44,6 @@ int cl_question_shared_tags(const cl_question *a, const cl_question *b)
     return n;
 }
 
-const char *cl_lang_name(cl_lang l) { return l == CL_LANG_ZH ? "zh" : "en"; }
 
 int cl_lang_pick(const char *flag, cl_lang *out)
 {

@@ -103,14 +103,3 @@ cl_rating cl_rating_for_score(double score)
         return CL_HARD;
     return CL_GOOD;
 }
-
-const char *cl_rating_name(cl_rating r)
-{
-    switch (r) {
-    case CL_AGAIN: return "again";
-    case CL_HARD: return "hard";
-    case CL_GOOD: return "good";
-    case CL_EASY: return "easy";
-    }
-    return "?";
-}

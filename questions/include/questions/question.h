@@ -87,8 +87,6 @@ int cl_question_has_tag(const cl_question *q, const char *tag);
 /* Number of tags two questions share. */
 int cl_question_shared_tags(const cl_question *a, const cl_question *b);
 
-/* "en" / "zh". */
-const char *cl_lang_name(cl_lang l);
 /* The language: flag ("en", "zh") if given, else LC_ALL, LC_MESSAGES, LANG (the first
  * one set; zh* means Chinese), else English. -1 when flag is neither en nor zh. */
 int cl_lang_pick(const char *flag, cl_lang *out);

@@ -48,6 +48,5 @@ void cl_card_review(cl_card *c, cl_rating rating, int64_t now);
 /* The rating a graded answer earns when the learner does not rate it: < 0.5 Again,
  * < 1 Hard (partly right), 1 Good. */
 cl_rating cl_rating_for_score(double score);
-const char *cl_rating_name(cl_rating r);
 
 #endif
