@@ -6,27 +6,13 @@ move, counted as the lab counts it (x read, y written, gamma and beta read, mean
 written: PyTorch's native_layer_norm writes mean and rstd too). CUDA events, warm-up,
 median of `--runs` runs."""
 import argparse
-import json
 
 import torch
 import torch.nn.functional as F
 
+from _timing import emit, time_ms
+
 SHAPES = [(65536, 1024), (16384, 4096), (2048, 32768)]
-
-
-def bench(fn, runs, warmup=5):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
@@ -43,11 +29,9 @@ def main():
             ref = F.layer_norm(x[:4].double(), (cols,), w.double(), b.double(), 1e-5)
             assert torch.allclose(y[:4].double(), ref, rtol=1e-4, atol=1e-4)
             del y
-            ms = bench(lambda: F.layer_norm(x, (cols,), w, b, 1e-5), args.runs)
+            timing = time_ms(lambda: F.layer_norm(x, (cols,), w, b, 1e-5), runs=args.runs)
         nbytes = (2 * rows * cols + 2 * cols + 2 * rows) * 4
-        print(json.dumps({"lab": "layernorm", "shape": f"{rows} x {cols}",
-                          "peer": "torch.nn.functional.layer_norm", "median_ms": round(ms, 5),
-                          "bytes": nbytes, "gbps": round(nbytes / (ms * 1e6), 1)}), flush=True)
+        emit("layernorm", f"{rows} x {cols}", "torch.nn.functional.layer_norm", timing, bytes_moved=nbytes)
         del x
         torch.cuda.empty_cache()
 

@@ -2,28 +2,14 @@
 """softmax.py: the PyTorch peer of the softmax lab, torch.softmax(x, -1), timed on the
 lab's bench shapes (256 MiB each). One JSON object per shape on stdout:
 {"lab", "shape", "peer", "median_ms", "bytes", "gbps"}; bytes = what must move (the input
-read once, the output written once). CUDA events, warm-up, median of `--runs` runs."""
+read once, the output written once). timed as every peer is (_timing.py: CUDA events, warm-up, L2 evicted and launch latency hidden before each run, median of `--runs` runs)."""
 import argparse
-import json
 
 import torch
 
+from _timing import emit, time_ms
+
 SHAPES = [(65536, 1024), (16384, 4096), (2048, 32768)]
-
-
-def bench(fn, runs, warmup=5):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
@@ -36,11 +22,9 @@ def main():
         out = torch.softmax(x, -1)
         ref = torch.softmax(x[:4].double(), -1)
         assert torch.allclose(out[:4].double(), ref, rtol=1e-4, atol=1e-30)
-        ms = bench(lambda: torch.softmax(x, -1), args.runs)
+        timing = time_ms(lambda: torch.softmax(x, -1), runs=args.runs)
         nbytes = 2 * x.numel() * x.element_size()
-        print(json.dumps({"lab": "softmax", "shape": f"{rows} x {cols}", "peer": "torch.softmax(x, -1)",
-                          "median_ms": round(ms, 5), "bytes": nbytes, "gbps": round(nbytes / (ms * 1e6), 1)}),
-              flush=True)
+        emit("softmax", f"{rows} x {cols}", "torch.softmax(x, -1)", timing, bytes_moved=nbytes)
         del x, out
         torch.cuda.empty_cache()
 

@@ -2,29 +2,15 @@
 """transpose.py: the PyTorch peer of the transpose lab, x.t().contiguous(), timed on the
 lab's bench shapes. One JSON object per shape on stdout:
 {"lab", "shape", "peer", "median_ms", "bytes", "gbps"}; bytes = what must move (the input
-read once, the output written once). CUDA events, warm-up, median of `--runs` runs; each
+read once, the output written once). timed as every peer is (_timing.py: CUDA events, warm-up, L2 evicted and launch latency hidden before each run, median of `--runs` runs); each
 tensor is 1 GiB, far larger than L2."""
 import argparse
-import json
 
 import torch
 
+from _timing import emit, time_ms
+
 SHAPES = [(16384, 16384), (8192, 32768)]
-
-
-def bench(fn, runs, warmup=5):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
@@ -37,11 +23,9 @@ def main():
         ref = x.t().contiguous()
         assert torch.equal(ref[1, :5], x[:5, 1])
         del ref
-        ms = bench(lambda: x.t().contiguous(), args.runs)
+        timing = time_ms(lambda: x.t().contiguous(), runs=args.runs)
         nbytes = 2 * x.numel() * x.element_size()
-        print(json.dumps({"lab": "transpose", "shape": f"{rows} x {cols}", "peer": "torch x.t().contiguous()",
-                          "median_ms": round(ms, 5), "bytes": nbytes, "gbps": round(nbytes / (ms * 1e6), 1)}),
-              flush=True)
+        emit("transpose", f"{rows} x {cols}", "torch x.t().contiguous()", timing, bytes_moved=nbytes)
         del x
         torch.cuda.empty_cache()
 
