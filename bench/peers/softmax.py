@@ -2,7 +2,9 @@
 """softmax.py: the PyTorch peer of the softmax lab, torch.softmax(x, -1), timed on the
 lab's bench shapes (256 MiB each). One JSON object per shape on stdout:
 {"lab", "shape", "peer", "median_ms", "bytes", "gbps"}; bytes = what must move (the input
-read once, the output written once). timed as every peer is (_timing.py: CUDA events, warm-up, L2 evicted and launch latency hidden before each run, median of `--runs` runs)."""
+read once, the output written once).
+Timed as every peer is (_timing.py: CUDA events, warm-up, L2 evicted and launch latency
+hidden before each run, median of `--runs` runs)."""
 import argparse
 
 import torch
