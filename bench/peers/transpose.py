@@ -4,8 +4,7 @@ lab's bench shapes. One JSON object per shape on stdout:
 {"lab", "shape", "peer", "median_ms", "bytes", "gbps"}; bytes = what must move (the input
 read once, the output written once).
 Timed as every peer is (_timing.py: CUDA events, warm-up, L2 evicted and launch latency
-hidden before each run, median of `--runs` runs); each
-tensor is 1 GiB, far larger than L2."""
+hidden before each run, median of `--runs` runs); each tensor is 1 GiB, far larger than L2."""
 import argparse
 
 import torch
