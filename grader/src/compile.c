@@ -171,10 +171,14 @@ int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err)
             return cl_err_set(err, "--arch '%s' is not an architecture (e.g. sm_90, sm_86)", o->arch);
         }
     } else {
-        cl_gpu_info gpu;
-        cl_detect_gpu(&gpu);
-        if (gpu.present) {
-            snprintf(digits, sizeof digits, "%d%d", gpu.cc_major, gpu.cc_minor);
+        cl_gpu_info detected;
+        const cl_gpu_info *gpu = o->gpu;
+        if (!gpu) {
+            cl_detect_gpu(&detected);
+            gpu = &detected;
+        }
+        if (gpu->present) {
+            snprintf(digits, sizeof digits, "%d%d", gpu->cc_major, gpu->cc_minor);
         } else {
             snprintf(res->note, sizeof res->note, "no GPU found: compiled for sm_80 (choose with --arch)");
         }

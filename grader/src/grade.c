@@ -31,6 +31,7 @@ typedef struct grader {
     cl_result *r;
     char runner[CL_PATH_MAX];
     char last_case[128];
+    cl_gpu_info gpu; /* asked once (nvidia-smi is not free); unknown with a test runner */
 } grader;
 
 static void progress(grader *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -609,7 +610,7 @@ static void time_reference(grader *g)
         return;
     }
     progress(g, "compiling the reference");
-    cl_compile_opts co = {ref_src, g->o->arch, g->lab.arch_suffix, g->lab.nvcc_flags, 0};
+    cl_compile_opts co = {ref_src, g->o->arch, g->lab.arch_suffix, g->lab.nvcc_flags, 0, g->o->runner ? NULL : &g->gpu};
     cl_compile_result cr;
     cl_err err;
     if (cl_compile(&co, &cr, &err) || !cr.ok) {
@@ -672,6 +673,8 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
         return -1;
     snprintf(r->title, sizeof r->title, "%s", g.lab.title.en);
     r->metric = (int)g.lab.metric;
+    if (!o->runner)
+        cl_detect_gpu(&g.gpu);
     int want_bench = o->bench;
     int want_test = o->test || o->bench;
     r->did_test = want_test;
@@ -685,7 +688,7 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
     int prebuilt = o->allow_prebuilt && sl > 3 && !strcmp(o->solution + sl - 3, ".so");
     if (!prebuilt) {
         progress(&g, "compiling %s", o->solution);
-        cl_compile_opts co = {o->solution, o->arch, g.lab.arch_suffix, g.lab.nvcc_flags, o->sanitize};
+        cl_compile_opts co = {o->solution, o->arch, g.lab.arch_suffix, g.lab.nvcc_flags, o->sanitize, o->runner ? NULL : &g.gpu};
         if (cl_compile(&co, &cr, err)) {
             cl_result_set(r, CL_V_ERROR, "%s", err->msg);
             goto done;
@@ -718,14 +721,9 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
                       r->arch[0] ? r->arch : "?");
         goto done;
     }
-    if (!o->runner && !prebuilt) {
-        cl_gpu_info gpu;
-        cl_detect_gpu(&gpu);
-        if (!gpu.present) {
-            cl_result_set(r, CL_V_NO_DEVICE, "compiled for %s; there is no GPU here to run it%s%s", cr.arch,
-                          cr.note[0] ? " (" : "", cr.note[0] ? "no GPU found)" : "");
-            goto done;
-        }
+    if (!o->runner && !prebuilt && !g.gpu.present) {
+        cl_result_set(r, CL_V_NO_DEVICE, "compiled for %s; there is no GPU here to run it", cr.arch);
+        goto done;
     }
 
     /* correctness */

@@ -12,12 +12,19 @@
 
 #include "err.h"
 
+typedef struct cl_gpu_info {
+    int present;
+    int cc_major, cc_minor;
+    char name[128];
+} cl_gpu_info;
+
 typedef struct cl_compile_opts {
     const char *source;      /* the .cu file */
     const char *arch;        /* "sm_90", "90", "sm_90a"; NULL: this GPU's (sm_80 without one) */
     const char *arch_suffix; /* "a": Hopper's sm_90a when the GPU is one ("" otherwise) */
     const char *extra_flags; /* the lab's nvcc_flags */
     int lineinfo;            /* -lineinfo, so the sanitizer can name source lines */
+    const cl_gpu_info *gpu;  /* this GPU when the caller already asked; NULL: ask */
 } cl_compile_opts;
 
 typedef struct cl_compile_result {
@@ -30,12 +37,6 @@ typedef struct cl_compile_result {
     char *log;           /* compiler output, or NULL */
     char command[4096];
 } cl_compile_result;
-
-typedef struct cl_gpu_info {
-    int present;
-    int cc_major, cc_minor;
-    char name[128];
-} cl_gpu_info;
 
 /* The first visible GPU (honours CUDA_VISIBLE_DEVICES), asked of nvidia-smi, else of
  * cudalab-probe. Never initialises CUDA in this process. */
