@@ -1,67 +1,59 @@
 // paged_attention.cu: reference solution of the paged_attention lab: one decode step over a
-// paged KV cache, flash-decoding style (split the context, then combine), on Tensor Cores.
+// paged KV cache, on Tensor Cores, in one persistent kernel with an exactly balanced split.
 //
 // Decode attention reads every K and V row of the context once and does about 2 FLOPs per
-// byte: it is bound by memory bandwidth, so the game is to keep enough bytes in flight to
-// saturate HBM while spending as few instructions per byte as possible.
+// byte: it is bound by memory bandwidth, so the game is to keep HBM busy from the first
+// microsecond to the last while spending few instructions per byte.
 //
-// Kernel 1, one CTA of 4 warps per (sequence, kv head, partition of the context):
-// - GQA: the CTA computes all the query heads that share the kv head (up to 16), so each
-//   K/V row is read once for all of them. Those heads are the 16 rows of an MMA tile.
-// - Tensor Cores (mma.sync m16n8k16, fp16 in, fp32 accumulate): S = Q K^T for 16 tokens is
-//   16 MMAs at head_dim 128, O += P V another 16. On CUDA cores the same work is ~1000
-//   instructions per 16 tokens (FMAs plus the shuffles of a dot product spread over 16
-//   lanes); that, not the bytes, kept a CUDA-core version at 93% of the copy bandwidth with
-//   4 heads per kv head (bench/dev/variants/paged_attention_cudacore.cu).
-// - The FlashAttention-2 register trick: the S accumulator fragment has exactly the layout
-//   of the A operand of the P V MMA, so the probabilities never leave registers.
-// - cp.async pipeline, per warp: each warp streams its own 16-token tiles (K and V, 8 KB at
-//   head_dim 128) into shared memory, STAGES deep, so ~16 KB per warp are in flight while it
-//   computes on an older tile. Warps never wait for each other inside the loop. Rows past
-//   the context are zero-filled (cp.async src-size 0): garbage V rows times p = 0 could
-//   still be NaN.
-// - Swizzled shared memory: 16-byte chunk c of row r is stored at chunk c ^ (r % 8), so the
-//   8 rows an ldmatrix reads at one column hit 8 different bank groups (no conflicts).
-// - ldmatrix loads the MMA operands: K rows as they are (B of Q K^T is K^T, "col" layout
-//   = K's rows), V with .trans (B of P V is V, needed column by column).
-// - Online softmax per warp (max and sum per head, in the log2 domain: scale * log2(e) is
-//   applied to the fp32 scores, then exp2f); the accumulator is rescaled only when some
-//   row's maximum grew. The 4 warps merge their states once, through shared memory.
-// - Paging: the partition's block-table entries are copied to shared memory once; row t of
-//   the partition is slot t % block_size of block blk[t / block_size].
-// Kernel 2, one CTA per (sequence, head) with several partitions: rescale each partition by
-//   exp2(m_p - M), add, divide by the rescaled sum.
+// Work and balance (the split that flash-decoding does with fixed partitions, done exactly):
+// - A unit is 16 tokens of one sequence for a chunk of up to 8 "groups" (a group is a kv
+//   head and the query heads that share it, GQA). All units cost the same, so the grid is
+//   persistent (as many CTAs as fit on the GPU at once) and CTA c takes the contiguous range
+//   [c*U/grid, (c+1)*U/grid) of the U units, stream-K style: every CTA reads the same number
+//   of bytes, to within one unit. Fixed partitions leave a tail (4096 CTAs of a 64 x 4096
+//   batch make 15.5 waves) and need a second kernel to combine them; both cost ~5%.
+// - A range that starts or ends inside a sequence leaves a partial result (max, sum,
+//   unnormalised output) in scratch; after a grid-wide barrier the CTA whose range boundary
+//   cut the sequence merges the partials (at most one merge per CTA).
+// - One warp per group: warp w of the CTA owns group w of the chunk for every unit, so warps
+//   never wait for each other, and the 8 warps read the 8 kv heads' rows of the same tokens
+//   at the same time: together a contiguous 32 KB of a cache block (rows of one kv head alone
+//   are 256 B every 2 KB).
+// Per warp:
+// - cp.async ring (STAGES tiles of K and V, 8 KB each at head_dim 128): the tile k+2 is in
+//   flight while tile k is computed. Rows past the context are zero-filled (src-size 0):
+//   stale V rows times p = 0 could still be NaN.
+// - Tensor Cores (mma.sync m16n8k16, fp16 in, fp32 accumulate), the group's query heads as
+//   the 16 rows: S = Q K^T for 16 tokens is 16 MMAs at head_dim 128, O += P V another 16;
+//   on CUDA cores the same is ~1000 FMAs and shuffles per 16 tokens.
+// - FlashAttention-2's register trick: the S accumulator fragment is laid out as the A
+//   operand of P V, so probabilities never leave registers. ldmatrix loads K as it is (B of
+//   Q K^T) and V with .trans; 16-byte chunks are swizzled (chunk ^ row % 8) so the 8 rows an
+//   ldmatrix reads fall in 8 different bank groups.
+// - Online softmax in the log2 domain (scale * log2(e) applied to the fp32 scores, exp2f),
+//   the accumulator rescaled only when some row's maximum grew.
 // Precision: scores are exact fp16 products summed in fp32; p is rounded to fp16 for the
 // P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
+#include <cooperative_groups.h>
 #include <cstdint>
 #include <cstdio>
 
 #include "cudalab_lab.h"
 
-#define PA_WARPS 4
-#define PA_THREADS (PA_WARPS * 32)
-#define PA_TILE 16 // tokens per warp tile: the N of Q K^T, the K of P V
+namespace cg = cooperative_groups;
+
+#define PA_MAX_WARPS 8 // groups (warps) per CTA
+#define PA_TILE 16     // tokens per unit: the N of Q K^T, the K of P V
+#define PA_LAZY 8.f    // log2 of the largest p before the reference maximum moves
+#ifndef PA_DO_PV
+#define PA_DO_PV 1
+#endif
+#ifndef PA_DO_MERGE
+#define PA_DO_MERGE 1
+#endif
 #ifndef PA_STAGES
 #define PA_STAGES 3 // tiles in a warp's cp.async ring
 #endif
-#ifndef PA_PART
-#define PA_PART 0 // tokens per partition; 0: chosen from the grid size (choose_partition)
-#endif
-#ifndef PA_KV_FAST
-#define PA_KV_FAST 1
-#endif
-#ifndef PA_FUSED
-#define PA_FUSED 0
-#endif
-#define PA_MAX_PART 8192 // bounds the block-table slice in shared memory
-
-struct pa_partials {
-    float *out;  // [seqs][heads][max_parts][head_dim], unnormalised, relative to m
-    float *m;    // [seqs][heads][max_parts], log2 domain
-    float *l;    // [seqs][heads][max_parts]
-    unsigned *counters; // [seqs][kv heads x chunks]: partitions done (PA_FUSED)
-    int max_parts;
-};
 
 // ---- PTX wrappers ----
 
@@ -112,108 +104,192 @@ template <int D> __device__ __forceinline__ uint32_t swz(int r, int c)
     return (uint32_t)(r * D + ((c ^ (r & 7)) << 3)) * 2u;
 }
 
-// ---- kernel 1: one partition of one sequence, for the query heads of one kv head ----
 
-// Shared memory: the warps' cp.async rings (PA_WARPS x PA_STAGES x {K, V} x 16 x D fp16),
-// reused for the merge once the rings are drained, then the block-table slice.
-template <int D> __host__ __device__ constexpr int ring_bytes() { return PA_WARPS * PA_STAGES * 2 * PA_TILE * D * 2; }
+// ---- the kernel ----
+
+struct pa_plan {
+    float *po, *pm, *pl; // partials [cta][slot 0/1][warp][head][D], m and l [cta][slot][warp][head]
+    int nkc;             // chunks of groups per sequence
+    int warps;           // groups per chunk = warps per CTA
+    int hpc;             // query heads per group (rows of the MMA tile)
+    int log2_bs;
+};
+
+// A position in the unit order: sequence s, group chunk kc, tile t of ntile.
+struct pa_cursor {
+    int s, kc, t, ntile, ctx;
+};
+
+__device__ __forceinline__ void pa_advance(pa_cursor &c, const paged_attention_args &a, int nkc)
+{
+    if (++c.t < c.ntile)
+        return;
+    c.t = 0;
+    if (++c.kc < nkc)
+        return;
+    c.kc = 0;
+    if (++c.s < a.num_seqs) {
+        c.ctx = __ldg(a.context_lens + c.s);
+        c.ntile = (c.ctx + PA_TILE - 1) / PA_TILE;
+    }
+}
+
+template <int D> __host__ __device__ constexpr int warp_ring_bytes() { return PA_STAGES * 2 * PA_TILE * D * 2; }
 
 template <int D>
-__global__ void __launch_bounds__(PA_THREADS) pa_partition_kernel(const paged_attention_args a, pa_partials part,
-                                                                   int part_tokens, int log2_bs, int heads_per_cta)
+__global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_attention_args a, const pa_plan pl)
 {
     constexpr int CPR = D / 8; // 16-byte chunks per row
-    extern __shared__ __align__(16) unsigned char smem[];
-    int *s_blk = reinterpret_cast<int *>(smem + ring_bytes<D>());
-
-#if PA_KV_FAST
-    const int seq = blockIdx.z, p = blockIdx.y, gx = blockIdx.x, ngx = gridDim.x;
-#else
-    const int seq = blockIdx.z, p = blockIdx.x, gx = blockIdx.y, ngx = gridDim.y;
-#endif
-    const int ctx = a.context_lens[seq];
-    const int start = p * part_tokens;
-    if (start >= ctx)
-        return;
-    const int end = min(start + part_tokens, ctx), ntok = end - start;
-    const int nparts = (ctx + part_tokens - 1) / part_tokens;
-    const int G = a.num_heads / a.num_kv_heads, chunks = G / heads_per_cta;
-    const int g = gx / chunks;                           // kv head
-    const int h0 = g * G + (gx % chunks) * heads_per_cta; // first query head of the CTA
+    extern __shared__ __align__(128) unsigned char smem[];
+    long long *s_info = reinterpret_cast<long long *>(smem + pl.warps * warp_ring_bytes<D>()); // U, first seq, its unit, scan
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const float c = a.scale * 1.4426950408889634f; // scores in the log2 domain
+    const int nkc = pl.nkc, G = a.num_heads / a.num_kv_heads, qchunks = G / pl.hpc;
 
-    // block-table entries of the partition
-    const int *table = a.block_tables + (size_t)seq * a.max_blocks_per_seq;
-    const int blk0 = start >> log2_bs, nblk = ((end - 1) >> log2_bs) - blk0 + 1;
-    for (int i = threadIdx.x; i < nblk; i += PA_THREADS)
-        s_blk[i] = table[blk0 + i];
-
-    // Q as the A operand of m16n8k16: rows are query heads (rows >= heads_per_cta are 0)
-    const int gr = lane / 4, tq = lane % 4; // fragment row group and column pair
-    uint32_t qa[D / 16][4];
+    // ---- this CTA's units: thread t sums the units of sequences [t*per, (t+1)*per), a block
+    // scan gives U and each range's first unit, and the thread whose range holds the CTA's
+    // first unit finds its sequence (all loads of context_lens in flight at once) ----
     {
-        const __half *q = a.q + ((size_t)seq * a.num_heads + h0) * D;
-        const bool lo = gr < heads_per_cta, hi = gr + 8 < heads_per_cta;
+        const int nt = blockDim.x, per = (a.num_seqs + nt - 1) / nt;
+        const int sb = min((int)threadIdx.x * per, a.num_seqs), se = min(sb + per, a.num_seqs);
+        long long mine = 0;
+        for (int s = sb; s < se; s++)
+            mine += (long long)nkc * ((__ldg(a.context_lens + s) + PA_TILE - 1) / PA_TILE);
+        long long incl = mine; // inclusive scan: in the warp, then over the warps' totals
 #pragma unroll
-        for (int kk = 0; kk < D / 16; kk++) {
-            int col = kk * 16 + 2 * tq;
-            qa[kk][0] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col) : 0u;
-            qa[kk][1] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col) : 0u;
-            qa[kk][2] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col + 8) : 0u;
-            qa[kk][3] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col + 8) : 0u;
+        for (int off = 1; off < 32; off *= 2) {
+            const long long y = __shfl_up_sync(0xffffffffu, incl, off);
+            if (lane >= off)
+                incl += y;
         }
+        long long *s_warp = s_info + 3; // [PA_MAX_WARPS]
+        if (lane == 31)
+            s_warp[warp] = incl;
+        __syncthreads();
+        long long before = 0, U = 0;
+        for (int w = 0; w < (int)blockDim.x / 32; w++) {
+            before += w < warp ? s_warp[w] : 0;
+            U += s_warp[w];
+        }
+        const long long grid = min((long long)gridDim.x, U);
+        if (blockIdx.x < grid) {
+            const long long u0 = blockIdx.x * U / grid;
+            long long p = before + incl - mine; // first unit of sequence sb
+            if (p <= u0 && u0 < p + mine)
+                for (int s = sb; s < se; s++) {
+                    const long long n = (long long)nkc * ((__ldg(a.context_lens + s) + PA_TILE - 1) / PA_TILE);
+                    if (u0 < p + n) {
+                        s_info[1] = s;
+                        s_info[2] = p;
+                        break;
+                    }
+                    p += n;
+                }
+        }
+        if (threadIdx.x == 0)
+            s_info[0] = U;
     }
-    __syncthreads(); // s_blk
+    __syncthreads();
+    const long long U = s_info[0], grid = min((long long)gridDim.x, U);
+    const int c = blockIdx.x;
+    const long long u0 = c < grid ? c * U / grid : U, u1 = c < grid ? (c + 1) * U / grid : U;
+    const int n_my = (int)(u1 - u0);
+    pa_cursor first;
+    first.s = (int)s_info[1];
+    const long long first_unit = s_info[2];
+    if (n_my > 0) {
+        first.ctx = __ldg(a.context_lens + first.s);
+        first.ntile = (first.ctx + PA_TILE - 1) / PA_TILE;
+        first.kc = (int)((u0 - first_unit) / first.ntile);
+        first.t = (int)((u0 - first_unit) % first.ntile);
+    }
 
-    // this warp's tiles: warp, warp + 4, ... (neighbouring warps read neighbouring rows)
-    const int ntiles = (ntok + PA_TILE - 1) / PA_TILE;
-    const int my_tiles = warp < ntiles ? (ntiles - warp + PA_WARPS - 1) / PA_WARPS : 0;
-    unsigned char *ring = smem + warp * (PA_STAGES * 2 * PA_TILE * D * 2);
+    // ---- the warp's stream of tiles ----
+    unsigned char *ring = smem + warp * warp_ring_bytes<D>();
     const size_t row_stride = (size_t)a.num_kv_heads * D; // halves between slots of a block
-    const __half *kbase = a.k_cache + (size_t)g * D, *vbase = a.v_cache + (size_t)g * D;
-    const int bs_mask = (1 << log2_bs) - 1;
+    const int bs_mask = (1 << pl.log2_bs) - 1;
+    const int gr = lane / 4, tq = lane % 4; // MMA fragment: row group, column pair
+    const int lm = lane / 8, lr = lane % 8; // ldmatrix: which 8x8 matrix, which of its rows
+    const float scl = a.scale * 1.4426950408889634f; // scores in the log2 domain
 
-    auto load_tile = [&](int k) { // k-th tile of this warp into stage k % PA_STAGES
-        const int t0 = (warp + k * PA_WARPS) * PA_TILE;
-        unsigned char *sk = ring + (k % PA_STAGES) * (2 * PA_TILE * D * 2), *sv = sk + PA_TILE * D * 2;
+    pa_cursor ld = first; // the next tile to load
+    // Lane l copies 16-byte chunk l % CPR of rows l / CPR, l / CPR + RPI, ... of the tile.
+    constexpr int RPI = 32 / CPR, STAGE = 2 * PA_TILE * D * 2;
+    const int lrow = lane / CPR, lch = lane % CPR;
+    const uint32_t ring_s = smem_addr(ring);
+    auto load_tile = [&](int stage) {
+        const int grp = ld.kc * pl.warps + warp, g = qchunks == 1 ? grp : grp / qchunks;
+        const int *table = a.block_tables + (size_t)ld.s * a.max_blocks_per_seq;
+        const size_t lane_off = (size_t)g * D + lch * 8;
+        const int tok0 = ld.t * PA_TILE;
+        const uint32_t dst = ring_s + stage * STAGE;
+        if (pl.log2_bs >= 4) { // the tile lies in one block: one table entry, rows one stride apart
+            const size_t row0 = ((size_t)__ldg(table + (tok0 >> pl.log2_bs)) << pl.log2_bs) + (tok0 & bs_mask) + lrow;
+            const __half *kr = a.k_cache + row0 * row_stride + lane_off, *vr = a.v_cache + row0 * row_stride + lane_off;
 #pragma unroll
-        for (int i = 0; i < PA_TILE * CPR / 32; i++) {
-            int id = i * 32 + lane, r = id / CPR, ch = id % CPR;
-            int t = t0 + r;
-            bool ok = t < ntok;
-            size_t off = 0;
-            if (ok) {
-                int tok = start + t;
-                size_t row = ((size_t)s_blk[(tok >> log2_bs) - blk0] << log2_bs) + (tok & bs_mask);
-                off = row * row_stride + ch * 8;
+            for (int i = 0; i < PA_TILE / RPI; i++) {
+                const int r = i * RPI + lrow, n = tok0 + r < ld.ctx ? 16 : 0; // past the context: zeros
+                const size_t step = (size_t)i * RPI * row_stride;
+                cp_async16(dst + swz<D>(r, lch), kr + step, n);
+                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), vr + step, n);
             }
-            cp_async16(smem_addr(sk) + swz<D>(r, ch), ok ? kbase + off : a.k_cache, ok ? 16 : 0);
-            cp_async16(smem_addr(sv) + swz<D>(r, ch), ok ? vbase + off : a.v_cache, ok ? 16 : 0);
+        } else { // small blocks: a table entry per row
+#pragma unroll
+            for (int i = 0; i < PA_TILE / RPI; i++) {
+                const int r = i * RPI + lrow, tok = tok0 + r;
+                const bool ok = tok < ld.ctx;
+                const size_t row = ok ? ((size_t)__ldg(table + (tok >> pl.log2_bs)) << pl.log2_bs) + (tok & bs_mask) : 0;
+                cp_async16(dst + swz<D>(r, lch), a.k_cache + row * row_stride + lane_off, ok ? 16 : 0);
+                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), a.v_cache + row * row_stride + lane_off, ok ? 16 : 0);
+            }
         }
     };
-
-    float acc[D / 8][4]; // O: rows gr and gr + 8, columns n * 8 + 2 tq, +1
-#pragma unroll
-    for (int n = 0; n < D / 8; n++)
-        acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
-    float m_lo = -INFINITY, m_hi = -INFINITY; // running max of rows gr, gr + 8 (log2 domain)
-    float l_lo = 0.f, l_hi = 0.f;             // this lane's part of the running sums
-
 #pragma unroll
     for (int k = 0; k < PA_STAGES - 1; k++) {
-        if (k < my_tiles)
+        if (k < n_my) {
             load_tile(k);
+            pa_advance(ld, a, nkc);
+        }
         cp_async_commit();
     }
-    const int lm = lane / 8, lr = lane % 8; // ldmatrix: which 8x8 matrix, which of its rows
-    for (int k = 0; k < my_tiles; k++) {
-        if (k + PA_STAGES - 1 < my_tiles)
-            load_tile(k + PA_STAGES - 1);
+    int st_load = PA_STAGES - 1, st_use = 0; // ring slots of the next load and of the tile computed
+
+    pa_cursor cu = first; // the tile being computed
+    uint32_t qa[D / 16][4];
+    float acc[D / 8][4];
+    float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
+    bool seg_new = true, seg_whole = first.t == 0, first_seg = true;
+    int h0 = 0;
+    for (int k = 0; k < n_my; k++) {
+        if (k + PA_STAGES - 1 < n_my) {
+            load_tile(st_load);
+            pa_advance(ld, a, nkc);
+        }
         cp_async_commit();
+        st_load = st_load == PA_STAGES - 1 ? 0 : st_load + 1;
+        if (seg_new) { // a new (sequence, group): its query heads as the A operand, rows >= hpc zero
+            const int grp = cu.kc * pl.warps + warp;
+            h0 = (grp / qchunks) * G + (grp % qchunks) * pl.hpc;
+            const __half *q = a.q + ((size_t)cu.s * a.num_heads + h0) * D;
+            const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
+#pragma unroll
+            for (int kk = 0; kk < D / 16; kk++) {
+                const int col = kk * 16 + 2 * tq;
+                qa[kk][0] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col) : 0u;
+                qa[kk][1] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col) : 0u;
+                qa[kk][2] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col + 8) : 0u;
+                qa[kk][3] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col + 8) : 0u;
+            }
+#pragma unroll
+            for (int n = 0; n < D / 8; n++)
+                acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+            m_lo = m_hi = -INFINITY;
+            l_lo = l_hi = 0.f;
+            seg_new = false;
+        }
         cp_async_wait<PA_STAGES - 1>();
         __syncwarp();
-        const uint32_t sk = smem_addr(ring + (k % PA_STAGES) * (2 * PA_TILE * D * 2)), sv = sk + PA_TILE * D * 2;
+        const uint32_t sk = ring_s + st_use * STAGE, sv = sk + PA_TILE * D * 2;
+        st_use = st_use == PA_STAGES - 1 ? 0 : st_use + 1;
 
         // S = Q K^T: s0 holds tokens 0-7 of the tile, s1 tokens 8-15
         float s0[4] = {0.f, 0.f, 0.f, 0.f}, s1[4] = {0.f, 0.f, 0.f, 0.f};
@@ -225,13 +301,12 @@ __global__ void __launch_bounds__(PA_THREADS) pa_partition_kernel(const paged_at
             mma_16816(s1, qa[kk], b[2], b[3]);
         }
 
-        // online softmax; lane holds tokens 2tq, 2tq+1 (s0) and 8+2tq, 9+2tq (s1)
-        const int t0 = (warp + k * PA_WARPS) * PA_TILE + 2 * tq;
+        // online softmax; this lane holds tokens 2tq, 2tq+1 (s0) and 8+2tq, 9+2tq (s1)
+        const int t0 = cu.t * PA_TILE + 2 * tq;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            bool ok0 = t0 + (i & 1) < ntok, ok1 = t0 + 8 + (i & 1) < ntok;
-            s0[i] = ok0 ? s0[i] * c : -INFINITY;
-            s1[i] = ok1 ? s1[i] * c : -INFINITY;
+            s0[i] = t0 + (i & 1) < cu.ctx ? s0[i] * scl : -INFINITY;
+            s1[i] = t0 + 8 + (i & 1) < cu.ctx ? s1[i] * scl : -INFINITY;
         }
         float mx_lo = fmaxf(fmaxf(s0[0], s0[1]), fmaxf(s1[0], s1[1]));
         float mx_hi = fmaxf(fmaxf(s0[2], s0[3]), fmaxf(s1[2], s1[3]));
@@ -240,20 +315,16 @@ __global__ void __launch_bounds__(PA_THREADS) pa_partition_kernel(const paged_at
             mx_lo = fmaxf(mx_lo, __shfl_xor_sync(0xffffffffu, mx_lo, off));
             mx_hi = fmaxf(mx_hi, __shfl_xor_sync(0xffffffffu, mx_hi, off));
         }
-        const float mn_lo = fmaxf(m_lo, mx_lo), mn_hi = fmaxf(m_hi, mx_hi); // finite: the tile has a token
-        const float al_lo = exp2f(m_lo - mn_lo), al_hi = exp2f(m_hi - mn_hi);
-        m_lo = mn_lo;
-        m_hi = mn_hi;
-        float p0[4], p1[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            float mi = i < 2 ? mn_lo : mn_hi;
-            p0[i] = exp2f(s0[i] - mi);
-            p1[i] = exp2f(s1[i] - mi);
-        }
-        l_lo = l_lo * al_lo + (p0[0] + p0[1] + p1[0] + p1[1]);
-        l_hi = l_hi * al_hi + (p0[2] + p0[3] + p1[2] + p1[3]);
-        if (__any_sync(0xffffffffu, al_lo != 1.f || al_hi != 1.f)) {
+        // Lazy rescaling: the reference maximum moves only when a score exceeds it by more than
+        // 2^8, so p <= 256 (exact enough in fp16) and the accumulator is rescaled a few times
+        // per sequence instead of at every tile where a maximum grows.
+        if (__any_sync(0xffffffffu, mx_lo > m_lo + PA_LAZY || mx_hi > m_hi + PA_LAZY)) {
+            const float mn_lo = fmaxf(m_lo, mx_lo), mn_hi = fmaxf(m_hi, mx_hi); // finite: the tile has a token
+            const float al_lo = exp2f(m_lo - mn_lo), al_hi = exp2f(m_hi - mn_hi);
+            m_lo = mn_lo;
+            m_hi = mn_hi;
+            l_lo *= al_lo;
+            l_hi *= al_hi;
 #pragma unroll
             for (int n = 0; n < D / 8; n++) {
                 acc[n][0] *= al_lo;
@@ -262,194 +333,183 @@ __global__ void __launch_bounds__(PA_THREADS) pa_partition_kernel(const paged_at
                 acc[n][3] *= al_hi;
             }
         }
+        float p0[4], p1[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const float mi = i < 2 ? m_lo : m_hi;
+            p0[i] = exp2f(s0[i] - mi);
+            p1[i] = exp2f(s1[i] - mi);
+        }
+        l_lo += p0[0] + p0[1] + p1[0] + p1[1];
+        l_hi += p0[2] + p0[3] + p1[2] + p1[3];
 
         // O += P V: P's A fragment is the S accumulator, rounded to fp16
         const uint32_t pa[4] = {pack_half2(p0[0], p0[1]), pack_half2(p0[2], p0[3]), pack_half2(p1[0], p1[1]),
                                 pack_half2(p1[2], p1[3])};
 #pragma unroll
-        for (int dp = 0; dp < D / 16; dp++) {
+        for (int dp = 0; dp < D / 16 * PA_DO_PV; dp++) {
             uint32_t b[4];
             ldmatrix_x4_trans(b, sv + swz<D>((lm & 1) * 8 + lr, dp * 2 + lm / 2));
             mma_16816(acc[2 * dp], pa, b[0], b[1]);
             mma_16816(acc[2 * dp + 1], pa, b[2], b[3]);
         }
         __syncwarp(); // every lane is done with this stage before it is refilled
+
+        // end of a segment (the group's last tile, or the CTA's): the output, or a partial
+        const bool group_end = cu.t == cu.ntile - 1;
+        if (group_end || k == n_my - 1) {
+#pragma unroll
+            for (int off = 1; off < 4; off *= 2) {
+                l_lo += __shfl_xor_sync(0xffffffffu, l_lo, off);
+                l_hi += __shfl_xor_sync(0xffffffffu, l_hi, off);
+            }
+            if (seg_whole && group_end) {
+                __half *o = a.out + ((size_t)cu.s * a.num_heads + h0) * D + 2 * tq;
+                const float r_lo = 1.f / l_lo, r_hi = 1.f / l_hi;
+#pragma unroll
+                for (int n = 0; n < D / 8; n++) {
+                    if (gr < pl.hpc)
+                        *reinterpret_cast<__half2 *>(o + gr * D + n * 8) = __floats2half2_rn(acc[n][0] * r_lo, acc[n][1] * r_lo);
+                    if (gr + 8 < pl.hpc)
+                        *reinterpret_cast<__half2 *>(o + (gr + 8) * D + n * 8) =
+                            __floats2half2_rn(acc[n][2] * r_hi, acc[n][3] * r_hi);
+                }
+            } else {
+                const size_t pi = ((size_t)(c * 2 + (first_seg ? 0 : 1)) * pl.warps + warp) * pl.hpc;
+                float *o = pl.po + pi * D + 2 * tq;
+#pragma unroll
+                for (int n = 0; n < D / 8; n++) {
+                    if (gr < pl.hpc)
+                        *reinterpret_cast<float2 *>(o + gr * D + n * 8) = make_float2(acc[n][0], acc[n][1]);
+                    if (gr + 8 < pl.hpc)
+                        *reinterpret_cast<float2 *>(o + (gr + 8) * D + n * 8) = make_float2(acc[n][2], acc[n][3]);
+                }
+                if (tq == 0 && gr < pl.hpc) {
+                    pl.pm[pi + gr] = m_lo;
+                    pl.pl[pi + gr] = l_lo;
+                }
+                if (tq == 0 && gr + 8 < pl.hpc) {
+                    pl.pm[pi + gr + 8] = m_hi;
+                    pl.pl[pi + gr + 8] = l_hi;
+                }
+            }
+            seg_new = true;
+            seg_whole = true; // the next segment starts at a group's first tile
+            first_seg = false;
+        }
+        pa_advance(cu, a, nkc);
     }
     cp_async_wait<0>();
-    __syncthreads(); // the rings become the merge area
 
-    // ---- merge the warps: m, l and O of each through shared memory ----
-    float *s_o = reinterpret_cast<float *>(smem);    // [PA_WARPS][16][D]
-    float *s_m = s_o + PA_WARPS * 16 * D, *s_l = s_m + PA_WARPS * 16; // [PA_WARPS][16]
+    // ---- merge the sequences that a range boundary cut: the CTA whose start cut it ----
+    if (!PA_DO_MERGE) return;
+    cg::this_grid().sync();
+    if (c == 0 || c >= grid)
+        return;
+    if (first.t == 0)
+        return; // our range starts at a group's first tile: nothing was cut here
+    const long long gstart = first_unit + (long long)first.kc * first.ntile;
+    const long long prev_u0 = (c - 1) * U / grid;
+    if (gstart < prev_u0)
+        return; // the group began before CTA c-1: an earlier CTA merges it
+    const long long gend = gstart + first.ntile;
+    const int c_last = (int)((gend * grid - 1) / U);
+    const int grp = first.kc * pl.warps + warp;
+    const int hm = (grp / qchunks) * G + (grp % qchunks) * pl.hpc;
+    const int ncon = c_last - c + 2; // CTAs c-1 .. c_last
+    constexpr int DPL = D / 32;      // dims per lane
+    const int d0 = lane * DPL;
+    for (int j = 0; j < pl.hpc; j++) {
+        float M = -INFINITY, L = 0.f, o[DPL];
 #pragma unroll
-    for (int off = 1; off < 4; off *= 2) {
-        l_lo += __shfl_xor_sync(0xffffffffu, l_lo, off);
-        l_hi += __shfl_xor_sync(0xffffffffu, l_hi, off);
-    }
-    if (tq == 0) {
-        s_m[warp * 16 + gr] = m_lo;
-        s_m[warp * 16 + gr + 8] = m_hi;
-        s_l[warp * 16 + gr] = l_lo;
-        s_l[warp * 16 + gr + 8] = l_hi;
-    }
+        for (int i = 0; i < DPL; i++)
+            o[i] = 0.f;
+        for (int q0 = 0; q0 < ncon; q0 += 4) { // 4 contributors' loads in flight at once
+            float mq[4], lq[4], oq[4][DPL];
 #pragma unroll
-    for (int n = 0; n < D / 8; n++) {
-        float *o = s_o + (warp * 16 + gr) * D + n * 8 + 2 * tq;
-        *reinterpret_cast<float2 *>(o) = make_float2(acc[n][0], acc[n][1]);
-        *reinterpret_cast<float2 *>(o + 8 * D) = make_float2(acc[n][2], acc[n][3]);
-    }
-    __syncthreads();
-
-    for (int e = threadIdx.x; e < heads_per_cta * D; e += PA_THREADS) {
-        const int j = e / D, d = e % D;
-        float M = -INFINITY;
+            for (int u = 0; u < 4; u++) {
+                const int cc = c - 1 + q0 + u, slot = cc == c - 1 && gstart != prev_u0 ? 1 : 0;
+                const bool ok = q0 + u < ncon;
+                const size_t pi = ((size_t)(cc * 2 + slot) * pl.warps + warp) * pl.hpc + j;
+                mq[u] = ok ? __ldcg(pl.pm + pi) : -INFINITY;
+                lq[u] = ok ? __ldcg(pl.pl + pi) : 0.f;
 #pragma unroll
-        for (int w = 0; w < PA_WARPS; w++)
-            M = fmaxf(M, s_m[w * 16 + j]);
-        float L = 0.f, o = 0.f;
-#pragma unroll
-        for (int w = 0; w < PA_WARPS; w++) {
-            float wt = exp2f(s_m[w * 16 + j] - M); // 0 for a warp that had no tile
-            L = fmaf(s_l[w * 16 + j], wt, L);
-            o = fmaf(s_o[(w * 16 + j) * D + d], wt, o);
-        }
-        const size_t sh = (size_t)seq * a.num_heads + h0 + j;
-        if (nparts == 1) {
-            a.out[sh * D + d] = __float2half_rn(o / L);
-        } else {
-            const size_t pi = sh * part.max_parts + p;
-            part.out[pi * D + d] = o;
-            if (d == 0) {
-                part.m[pi] = M;
-                part.l[pi] = L;
+                for (int i = 0; i < DPL; i++)
+                    oq[u][i] = ok ? __ldcg(pl.po + pi * D + d0 + i) : 0.f;
             }
+            float Mn = M;
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                Mn = fmaxf(Mn, mq[u]);
+            const float sc = exp2f(M - Mn); // M = -inf at first: 0
+            L *= sc;
+#pragma unroll
+            for (int i = 0; i < DPL; i++)
+                o[i] *= sc;
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const float w = exp2f(mq[u] - Mn); // 0 for the padding
+                L = fmaf(lq[u], w, L);
+#pragma unroll
+                for (int i = 0; i < DPL; i++)
+                    o[i] = fmaf(oq[u][i], w, o[i]);
+            }
+            M = Mn;
         }
+        __half *out = a.out + ((size_t)first.s * a.num_heads + hm + j) * D + d0;
+#pragma unroll
+        for (int i = 0; i < DPL; i += 2)
+            *reinterpret_cast<__half2 *>(out + i) = __floats2half2_rn(o[i] / L, o[i + 1] / L);
     }
-#if PA_FUSED
-    if (nparts == 1)
-        return;
-    // The last CTA of the group to finish combines the partitions (no second kernel).
-    __shared__ bool s_last;
-    __threadfence(); // our partials are visible before we are counted
-    __syncthreads();
-    if (threadIdx.x == 0)
-        s_last = atomicAdd(part.counters + (size_t)seq * ngx + gx, 1u) == (unsigned)nparts - 1;
-    __syncthreads();
-    if (!s_last)
-        return;
-    __threadfence();
-    for (int e = threadIdx.x; e < heads_per_cta * D; e += PA_THREADS) {
-        const int j = e / D, d = e % D;
-        const size_t sh = (size_t)seq * a.num_heads + h0 + j;
-        const float *pm = part.m + sh * part.max_parts, *pl = part.l + sh * part.max_parts;
-        const float *po = part.out + sh * part.max_parts * D + d;
-        float M = -INFINITY;
-        for (int q = 0; q < nparts; q++)
-            M = fmaxf(M, __ldcg(pm + q));
-        float L = 0.f, o = 0.f;
-#pragma unroll 4
-        for (int q = 0; q < nparts; q++) {
-            const float wt = exp2f(__ldcg(pm + q) - M);
-            L = fmaf(__ldcg(pl + q), wt, L);
-            o = fmaf(__ldcg(po + (size_t)q * D), wt, o);
-        }
-        a.out[sh * D + d] = __float2half_rn(o / L);
-    }
-#endif
-}
-
-// ---- kernel 2: combine the partitions of one (sequence, head); blockDim.x = head_dim ----
-
-__global__ void pa_reduce_kernel(const paged_attention_args a, pa_partials part, int part_tokens)
-{
-    const int seq = blockIdx.y, h = blockIdx.x, d = threadIdx.x;
-    const int ctx = a.context_lens[seq];
-    const int nparts = (ctx + part_tokens - 1) / part_tokens;
-    if (nparts <= 1)
-        return; // written by kernel 1
-    const size_t sh = (size_t)seq * a.num_heads + h;
-    const float *m = part.m + sh * part.max_parts, *l = part.l + sh * part.max_parts;
-    float M = -INFINITY;
-    for (int p = 0; p < nparts; p++)
-        M = fmaxf(M, m[p]);
-    float L = 0.f, o = 0.f;
-    for (int p = 0; p < nparts; p++) {
-        float w = exp2f(m[p] - M);
-        L = fmaf(l[p], w, L);
-        o = fmaf(part.out[(sh * part.max_parts + p) * a.head_dim + d], w, o);
-    }
-    a.out[sh * a.head_dim + d] = __float2half_rn(o / L);
 }
 
 // ---- host side ----
 
-// Largest divisor of the group size that fits the 16 rows of an MMA tile.
-static int heads_per_cta(int group)
+// Largest divisor of n that is at most cap.
+static int divisor_at_most(int n, int cap)
 {
-    for (int h = group < 16 ? group : 16; h > 1; h--)
-        if (group % h == 0)
-            return h;
+    for (int d = n < cap ? n : cap; d > 1; d--)
+        if (n % d == 0)
+            return d;
     return 1;
 }
 
-// Tokens per partition: as long as possible (fewer partials to write and combine) while the
-// grid still has several CTAs per resident slot, so the last wave is short. The host only
-// knows the longest possible context, so short sequences simply have fewer partitions.
-static int choose_partition(long long max_ctx, long long groups, int slots)
+template <int D> static int launch(const paged_attention_args &a, int log2_bs, cudaStream_t stream)
 {
-    if (PA_PART > 0)
-        return PA_PART;
-    int part = 256;
-    while (part < max_ctx && part < PA_MAX_PART && groups * ((max_ctx + 2 * part - 1) / (2 * part)) >= 4LL * slots)
-        part *= 2;
-    return part;
-}
+    pa_plan pl;
+    pl.hpc = divisor_at_most(a.num_heads / a.num_kv_heads, 16);
+    const int groups = a.num_kv_heads * (a.num_heads / a.num_kv_heads / pl.hpc);
+    pl.warps = divisor_at_most(groups, PA_MAX_WARPS);
+    pl.nkc = groups / pl.warps;
+    pl.log2_bs = log2_bs;
+    const size_t smem = (size_t)pl.warps * warp_ring_bytes<D>() + (3 + PA_MAX_WARPS) * sizeof(long long);
 
-template <int D>
-static int launch(const paged_attention_args &a, int log2_bs, cudaStream_t stream)
-{
-    static int slots = 0; // resident CTAs on this GPU, measured once
-    const int hpc = heads_per_cta(a.num_heads / a.num_kv_heads);
-    const long long max_ctx = (long long)a.max_blocks_per_seq * a.block_size;
-    if (!slots) {
-        int dev = 0, sms = 0, per_sm = 0;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        cudaFuncSetAttribute(pa_partition_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             ring_bytes<D>() + (PA_MAX_PART + 2) * (int)sizeof(int));
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pa_partition_kernel<D>, PA_THREADS,
-                                                      ring_bytes<D>() + 1024);
-        slots = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    // persistent grid: every CTA resident at once (a cooperative launch requires it)
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaFuncSetAttribute(pa_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pa_kernel<D>, pl.warps * 32, smem);
+    if (per_sm < 1) {
+        fprintf(stderr, "paged_attention: the kernel does not fit on an SM (%zu bytes of shared memory)\n", smem);
+        return -1;
     }
-    const long long groups = (long long)a.num_seqs * a.num_kv_heads * (a.num_heads / a.num_kv_heads / hpc);
-    const int part_tokens = choose_partition(max_ctx, groups, slots);
-
-    pa_partials part;
-    part.max_parts = (int)((max_ctx + part_tokens - 1) / part_tokens);
-    const size_t rows = (size_t)a.num_seqs * a.num_heads * part.max_parts;
-    float *scratch = nullptr;
-    if (part.max_parts > 1 &&
-        !(scratch = (float *)cudalab_scratch(rows * (D + 2) * sizeof(float) + groups * sizeof(unsigned)))) {
+    const int grid = sms * per_sm;
+    const size_t rows = (size_t)grid * 2 * pl.warps * pl.hpc;
+    float *scratch = (float *)cudalab_scratch(rows * (D + 2) * sizeof(float));
+    if (!scratch) {
         fprintf(stderr, "paged_attention: no scratch memory for %zu partial rows\n", rows);
         return -1;
     }
-    part.out = scratch;
-    part.m = scratch ? scratch + rows * D : nullptr;
-    part.l = scratch ? part.m + rows : nullptr;
-    part.counters = scratch ? reinterpret_cast<unsigned *>(part.l + rows) : nullptr;
-    if (PA_FUSED && scratch)
-        cudaMemsetAsync(part.counters, 0, groups * sizeof(unsigned), stream);
-
-    const int blk_entries = (part_tokens >> log2_bs) + 2;
-    const size_t smem = ring_bytes<D>() + (size_t)blk_entries * sizeof(int);
-#if PA_KV_FAST
-    dim3 grid((unsigned)(groups / a.num_seqs), part.max_parts, a.num_seqs); // a sequence's kv heads side by side
-#else
-    dim3 grid(part.max_parts, (unsigned)(groups / a.num_seqs), a.num_seqs);
-#endif
-    pa_partition_kernel<D><<<grid, PA_THREADS, smem, stream>>>(a, part, part_tokens, log2_bs, hpc);
-    if (!PA_FUSED && part.max_parts > 1)
-        pa_reduce_kernel<<<dim3(a.num_heads, a.num_seqs), D, 0, stream>>>(a, part, part_tokens);
+    pl.po = scratch;
+    pl.pm = scratch + rows * D;
+    pl.pl = pl.pm + rows;
+    void *args[] = {(void *)&a, (void *)&pl};
+    cudaError_t e = cudaLaunchCooperativeKernel((const void *)pa_kernel<D>, grid, pl.warps * 32, args, smem, stream);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "paged_attention: cooperative launch failed: %s\n", cudaGetErrorString(e));
+        return -1;
+    }
     return 0;
 }
 

@@ -150,6 +150,102 @@ __global__ void gather_all_kernel(const paged_attention_args a, int part_tokens,
         *sink = 1;
 }
 
+// ---- load mechanisms for a persistent CTA that owns U/grid units of (seq, 16 tokens, all kv
+// heads): the K and V rows of a unit are 2 x 32 KB (8 kv heads x 256 B x 16 slots) ----
+
+__device__ __forceinline__ uint32_t sm32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+// (a) per-warp cp.async rings, 3 stages of 8 KB: warp w copies kv head w's 16 rows.
+__global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention_args a, int *sink)
+{
+    extern __shared__ __align__(128) unsigned char sm[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, D = 128;
+    const long long tiles = a.max_blocks_per_seq, U = (long long)a.num_seqs * tiles; // block 16: tile = block
+    const long long u0 = blockIdx.x * U / gridDim.x, u1 = (blockIdx.x + 1) * U / gridDim.x;
+    unsigned char *ring = sm + warp * 3 * 8192;
+    const size_t row_stride = (size_t)a.num_kv_heads * D;
+    auto load = [&](long long u, int st) {
+        int seq = (int)(u / tiles), t = (int)(u % tiles);
+        size_t row0 = (size_t)a.block_tables[(size_t)seq * a.max_blocks_per_seq + t] * 16 + lane / 16;
+        const __half *kr = a.k_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
+        const __half *vr = a.v_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
+        uint32_t dst = sm32(ring) + st * 8192 + lane * 16;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + i * 512), "l"(kr + (size_t)i * 2 * row_stride));
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + 4096 + i * 512), "l"(vr + (size_t)i * 2 * row_stride));
+        }
+    };
+    uint32_t x = 0;
+    for (int k = 0; k < 2; k++) {
+        if (u0 + k < u1)
+            load(u0 + k, k);
+        asm volatile("cp.async.commit_group;\n");
+    }
+    int st = 0;
+    for (long long u = u0; u < u1; u++) {
+        if (u + 2 < u1)
+            load(u + 2, (st + 2) % 3);
+        asm volatile("cp.async.commit_group;\n");
+        asm volatile("cp.async.wait_group 2;\n");
+        __syncwarp();
+        x ^= *reinterpret_cast<uint32_t *>(ring + st * 8192 + lane * 4);
+        __syncwarp();
+        st = st == 2 ? 0 : st + 1;
+    }
+    if (x == 0x12345678u)
+        *sink = 1;
+}
+
+// (b) TMA bulk copies: one thread copies a unit's K and V (2 x 32 KB contiguous) into a
+// 3-stage ring; mbarriers signal arrival; all warps release a stage before it is refilled.
+__global__ void __launch_bounds__(256) tma_units_kernel(const paged_attention_args a, int *sink)
+{
+    extern __shared__ __align__(128) unsigned char sm[];
+    __shared__ __align__(8) unsigned long long full[3];
+    const int D = 128;
+    const long long tiles = a.max_blocks_per_seq, U = (long long)a.num_seqs * tiles;
+    const long long u0 = blockIdx.x * U / gridDim.x, u1 = (blockIdx.x + 1) * U / gridDim.x;
+    const uint32_t unit_bytes = 16u * a.num_kv_heads * D * 2; // one K block
+    if (threadIdx.x == 0)
+        for (int i = 0; i < 3; i++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(sm32(&full[i])));
+    asm volatile("fence.proxy.async.shared::cta;\n");
+    __syncthreads();
+    auto load = [&](long long u, int st) {
+        int seq = (int)(u / tiles), t = (int)(u % tiles);
+        size_t blk = (size_t)a.block_tables[(size_t)seq * a.max_blocks_per_seq + t];
+        const __half *k = a.k_cache + blk * 16 * a.num_kv_heads * D, *v = a.v_cache + blk * 16 * a.num_kv_heads * D;
+        uint32_t bar = sm32(&full[st]), dst = sm32(sm) + st * 2 * unit_bytes;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(2 * unit_bytes));
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                     "l"(k), "r"(unit_bytes), "r"(bar));
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst + unit_bytes),
+                     "l"(v), "r"(unit_bytes), "r"(bar));
+    };
+    if (threadIdx.x == 0)
+        for (int k = 0; k < 2; k++)
+            if (u0 + k < u1)
+                load(u0 + k, k);
+    uint32_t x = 0;
+    int st = 0, phase[3] = {0, 0, 0};
+    for (long long u = u0; u < u1; u++) {
+        if (threadIdx.x == 0 && u + 2 < u1)
+            load(u + 2, (st + 2) % 3);
+        uint32_t bar = sm32(&full[st]), done = 0;
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }\n"
+                         : "=r"(done)
+                         : "r"(bar), "r"(phase[st]));
+        phase[st] ^= 1;
+        x ^= *reinterpret_cast<uint32_t *>(sm + st * 2 * unit_bytes + threadIdx.x * 4);
+        __syncthreads(); // everyone is done with this stage before it is refilled
+        st = st == 2 ? 0 : st + 1;
+    }
+    if (x == 0x12345678u)
+        *sink = 1;
+}
+
 static void *flush_buf;
 static int *sink;
 
@@ -233,6 +329,12 @@ int main(int argc, char **argv)
                 char nm[32];
                 snprintf(nm, sizeof nm, "gall%d", part);
                 row(nm, time_ms([&] { gather_all_kernel<<<dim3((T + part - 1) / part, 1, S), 512>>>(a, part, log2_bs, sink); }));
+            }
+            if (KVH == 8) {
+                cudaFuncSetAttribute(ldgsts_units_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * 3 * 8192);
+                row("ldgsts", time_ms([&] { ldgsts_units_kernel<<<prop.multiProcessorCount, 256, 8 * 3 * 8192>>>(a, sink); }));
+                cudaFuncSetAttribute(tma_units_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 3 * 65536);
+                row("tma", time_ms([&] { tma_units_kernel<<<prop.multiProcessorCount, 256, 3 * 65536>>>(a, sink); }));
             }
             row("ref", time_ms([&] { paged_attention(&a, 0); }));
         }
