@@ -34,23 +34,14 @@
 //   the accumulator rescaled only when some row's maximum grew.
 // Precision: scores are exact fp16 products summed in fp32; p is rounded to fp16 for the
 // P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
-#include <cooperative_groups.h>
 #include <cstdint>
 #include <cstdio>
 
 #include "cudalab_lab.h"
 
-namespace cg = cooperative_groups;
-
 #define PA_MAX_WARPS 8 // groups (warps) per CTA
 #define PA_TILE 16     // tokens per unit: the N of Q K^T, the K of P V
 #define PA_LAZY 8.f    // log2 of the largest p before the reference maximum moves
-#ifndef PA_DO_PV
-#define PA_DO_PV 1
-#endif
-#ifndef PA_DO_MERGE
-#define PA_DO_MERGE 1
-#endif
 #ifndef PA_STAGES
 #define PA_STAGES 3 // tiles in a warp's cp.async ring
 #endif
@@ -109,6 +100,8 @@ template <int D> __device__ __forceinline__ uint32_t swz(int r, int c)
 
 struct pa_plan {
     float *po, *pm, *pl; // partials [cta][slot 0/1][warp][head][D], m and l [cta][slot][warp][head]
+    unsigned long long *arrived; // [cta][warp]: (epoch << 16) | partials in, of the group that begins in that CTA
+    unsigned long long epoch;    // 48 bits, new at every call: the counters need no zeroing
     int nkc;             // chunks of groups per sequence
     int warps;           // groups per chunk = warps per CTA
     int hpc;             // query heads per group (rows of the MMA tile)
@@ -131,6 +124,59 @@ __device__ __forceinline__ void pa_advance(pa_cursor &c, const paged_attention_a
     if (++c.s < a.num_seqs) {
         c.ctx = __ldg(a.context_lens + c.s);
         c.ntile = (c.ctx + PA_TILE - 1) / PA_TILE;
+    }
+}
+
+// Combine the partials (max, sum, unnormalised output) that CTAs first..first+ncon-1 left
+// for a group they cut, into the group's output rows. Each CTA keeps the partial of its first
+// segment in slot 0 and of its last in slot 1: the group is the first CTA's first segment
+// only when it begins exactly where that CTA's range begins (first_slot), and it is always
+// the first segment of the others.
+template <int D>
+__device__ void pa_merge(const pa_plan &pl, int first, int first_slot, int ncon, int warp, int lane, __half *out_rows)
+{
+    constexpr int DPL = D / 32; // dims per lane
+    const int d0 = lane * DPL;
+    for (int j = 0; j < pl.hpc; j++) {
+        float M = -INFINITY, L = 0.f, o[DPL];
+#pragma unroll
+        for (int i = 0; i < DPL; i++)
+            o[i] = 0.f;
+        for (int q0 = 0; q0 < ncon; q0 += 4) { // 4 contributors' loads in flight at once
+            float mq[4], lq[4], oq[4][DPL];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int cc = first + q0 + u;
+                const bool ok = q0 + u < ncon;
+                const size_t pi = ((size_t)(cc * 2 + (q0 + u == 0 ? first_slot : 0)) * pl.warps + warp) * pl.hpc + j;
+                mq[u] = ok ? __ldcg(pl.pm + pi) : -INFINITY;
+                lq[u] = ok ? __ldcg(pl.pl + pi) : 0.f;
+#pragma unroll
+                for (int i = 0; i < DPL; i++)
+                    oq[u][i] = ok ? __ldcg(pl.po + pi * D + d0 + i) : 0.f;
+            }
+            float Mn = M;
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                Mn = fmaxf(Mn, mq[u]);
+            const float sc = exp2f(M - Mn); // M = -inf at first: 0
+            L *= sc;
+#pragma unroll
+            for (int i = 0; i < DPL; i++)
+                o[i] *= sc;
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const float w = exp2f(mq[u] - Mn); // 0 for the padding
+                L = fmaf(lq[u], w, L);
+#pragma unroll
+                for (int i = 0; i < DPL; i++)
+                    o[i] = fmaf(oq[u][i], w, o[i]);
+            }
+            M = Mn;
+        }
+#pragma unroll
+        for (int i = 0; i < DPL; i += 2)
+            *reinterpret_cast<__half2 *>(out_rows + j * D + d0 + i) = __floats2half2_rn(o[i] / L, o[i + 1] / L);
     }
 }
 
@@ -347,7 +393,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         const uint32_t pa[4] = {pack_half2(p0[0], p0[1]), pack_half2(p0[2], p0[3]), pack_half2(p1[0], p1[1]),
                                 pack_half2(p1[2], p1[3])};
 #pragma unroll
-        for (int dp = 0; dp < D / 16 * PA_DO_PV; dp++) {
+        for (int dp = 0; dp < D / 16; dp++) {
             uint32_t b[4];
             ldmatrix_x4_trans(b, sv + swz<D>((lm & 1) * 8 + lr, dp * 2 + lm / 2));
             mma_16816(acc[2 * dp], pa, b[0], b[1]);
@@ -392,6 +438,28 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                     pl.pm[pi + gr + 8] = m_hi;
                     pl.pl[pi + gr + 8] = l_hi;
                 }
+                // count ourselves in; the last CTA to leave its partial merges the group
+                const long long gstart = u0 + k - cu.t, gend = gstart + cu.ntile;
+                const int first = (int)(((gstart + 1) * grid - 1) / U), last = (int)((gend * grid - 1) / U);
+                __threadfence(); // our partial is visible before we are counted
+                __syncwarp();
+                unsigned long long now = 0;
+                if (lane == 0) {
+                    unsigned long long *w = pl.arrived + (size_t)first * pl.warps + warp;
+                    unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(w);
+                    for (;;) { // (epoch << 16) | count; a stale epoch counts as 0
+                        now = (old >> 16) == pl.epoch ? old + 1 : (pl.epoch << 16) | 1ull;
+                        const unsigned long long seen = atomicCAS(w, old, now);
+                        if (seen == old)
+                            break;
+                        old = seen;
+                    }
+                    __threadfence();
+                }
+                now = __shfl_sync(0xffffffffu, now, 0);
+                if ((int)(now & 0xffff) == last - first + 1)
+                    pa_merge<D>(pl, first, gstart == first * U / grid ? 0 : 1, last - first + 1, warp, lane,
+                                a.out + ((size_t)cu.s * a.num_heads + h0) * D);
             }
             seg_new = true;
             seg_whole = true; // the next segment starts at a group's first tile
@@ -400,67 +468,6 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         pa_advance(cu, a, nkc);
     }
     cp_async_wait<0>();
-
-    // ---- merge the sequences that a range boundary cut: the CTA whose start cut it ----
-    if (!PA_DO_MERGE) return;
-    cg::this_grid().sync();
-    if (c == 0 || c >= grid)
-        return;
-    if (first.t == 0)
-        return; // our range starts at a group's first tile: nothing was cut here
-    const long long gstart = first_unit + (long long)first.kc * first.ntile;
-    const long long prev_u0 = (c - 1) * U / grid;
-    if (gstart < prev_u0)
-        return; // the group began before CTA c-1: an earlier CTA merges it
-    const long long gend = gstart + first.ntile;
-    const int c_last = (int)((gend * grid - 1) / U);
-    const int grp = first.kc * pl.warps + warp;
-    const int hm = (grp / qchunks) * G + (grp % qchunks) * pl.hpc;
-    const int ncon = c_last - c + 2; // CTAs c-1 .. c_last
-    constexpr int DPL = D / 32;      // dims per lane
-    const int d0 = lane * DPL;
-    for (int j = 0; j < pl.hpc; j++) {
-        float M = -INFINITY, L = 0.f, o[DPL];
-#pragma unroll
-        for (int i = 0; i < DPL; i++)
-            o[i] = 0.f;
-        for (int q0 = 0; q0 < ncon; q0 += 4) { // 4 contributors' loads in flight at once
-            float mq[4], lq[4], oq[4][DPL];
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const int cc = c - 1 + q0 + u, slot = cc == c - 1 && gstart != prev_u0 ? 1 : 0;
-                const bool ok = q0 + u < ncon;
-                const size_t pi = ((size_t)(cc * 2 + slot) * pl.warps + warp) * pl.hpc + j;
-                mq[u] = ok ? __ldcg(pl.pm + pi) : -INFINITY;
-                lq[u] = ok ? __ldcg(pl.pl + pi) : 0.f;
-#pragma unroll
-                for (int i = 0; i < DPL; i++)
-                    oq[u][i] = ok ? __ldcg(pl.po + pi * D + d0 + i) : 0.f;
-            }
-            float Mn = M;
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-                Mn = fmaxf(Mn, mq[u]);
-            const float sc = exp2f(M - Mn); // M = -inf at first: 0
-            L *= sc;
-#pragma unroll
-            for (int i = 0; i < DPL; i++)
-                o[i] *= sc;
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const float w = exp2f(mq[u] - Mn); // 0 for the padding
-                L = fmaf(lq[u], w, L);
-#pragma unroll
-                for (int i = 0; i < DPL; i++)
-                    o[i] = fmaf(oq[u][i], w, o[i]);
-            }
-            M = Mn;
-        }
-        __half *out = a.out + ((size_t)first.s * a.num_heads + hm + j) * D + d0;
-#pragma unroll
-        for (int i = 0; i < DPL; i += 2)
-            *reinterpret_cast<__half2 *>(out + i) = __floats2half2_rn(o[i] / L, o[i + 1] / L);
-    }
 }
 
 // ---- host side ----
@@ -484,7 +491,7 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
     pl.log2_bs = log2_bs;
     const size_t smem = (size_t)pl.warps * warp_ring_bytes<D>() + (3 + PA_MAX_WARPS) * sizeof(long long);
 
-    // persistent grid: every CTA resident at once (a cooperative launch requires it)
+    // persistent grid: as many CTAs as are resident at once
     int dev = 0, sms = 0, per_sm = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
@@ -495,21 +502,20 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
         return -1;
     }
     const int grid = sms * per_sm;
-    const size_t rows = (size_t)grid * 2 * pl.warps * pl.hpc;
-    float *scratch = (float *)cudalab_scratch(rows * (D + 2) * sizeof(float));
+    const size_t rows = (size_t)grid * 2 * pl.warps * pl.hpc, counters = (size_t)grid * pl.warps;
+    unsigned long long *scratch =
+        (unsigned long long *)cudalab_scratch(counters * 8 + rows * (D + 2) * sizeof(float));
     if (!scratch) {
         fprintf(stderr, "paged_attention: no scratch memory for %zu partial rows\n", rows);
         return -1;
     }
-    pl.po = scratch;
-    pl.pm = scratch + rows * D;
+    static unsigned long long calls;
+    pl.epoch = (0xC1A5ull << 32 | ++calls) & 0xFFFFFFFFFFFFull;
+    pl.arrived = scratch;
+    pl.po = reinterpret_cast<float *>(scratch + counters);
+    pl.pm = pl.po + rows * D;
     pl.pl = pl.pm + rows;
-    void *args[] = {(void *)&a, (void *)&pl};
-    cudaError_t e = cudaLaunchCooperativeKernel((const void *)pa_kernel<D>, grid, pl.warps * 32, args, smem, stream);
-    if (e != cudaSuccess) {
-        fprintf(stderr, "paged_attention: cooperative launch failed: %s\n", cudaGetErrorString(e));
-        return -1;
-    }
+    pa_kernel<D><<<grid, pl.warps * 32, smem, stream>>>(a, pl);
     return 0;
 }
 
