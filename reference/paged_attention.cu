@@ -5,24 +5,28 @@
 // byte: it is bound by memory bandwidth, so the game is to keep HBM busy from the first
 // microsecond to the last while spending few instructions per byte.
 //
-// Work and balance (the split that flash-decoding does with fixed partitions, done exactly):
+// Work and balance (flash-decoding splits the context into fixed partitions; this splits it
+// exactly):
 // - A unit is 16 tokens of one sequence for a chunk of up to 8 "groups" (a group is a kv
 //   head and the query heads that share it, GQA). All units cost the same, so the grid is
-//   persistent (as many CTAs as fit on the GPU at once) and CTA c takes the contiguous range
+//   persistent (as many CTAs as are resident at once) and CTA c takes the contiguous range
 //   [c*U/grid, (c+1)*U/grid) of the U units, stream-K style: every CTA reads the same number
-//   of bytes, to within one unit. Fixed partitions leave a tail (4096 CTAs of a 64 x 4096
-//   batch make 15.5 waves) and need a second kernel to combine them; both cost ~5%.
+//   of bytes, to within one unit. Fixed 512-token partitions (4096 CTAs of 4 warps for the
+//   bench shape: 15.5 waves) cost a tail and a second kernel to combine them: 4% (measured).
 // - A range that starts or ends inside a sequence leaves a partial result (max, sum,
-//   unnormalised output) in scratch; after a grid-wide barrier the CTA whose range boundary
-//   cut the sequence merges the partials (at most one merge per CTA).
+//   unnormalised output) in scratch, and counts itself in on a counter of that sequence;
+//   the last CTA to arrive merges the partials. The counters carry the call's epoch in
+//   their high bits, so a stale value counts as zero and nothing has to clear them.
 // - One warp per group: warp w of the CTA owns group w of the chunk for every unit, so warps
 //   never wait for each other, and the 8 warps read the 8 kv heads' rows of the same tokens
-//   at the same time: together a contiguous 32 KB of a cache block (rows of one kv head alone
-//   are 256 B every 2 KB).
+//   at about the same time: together a contiguous 32 KB of a cache block (the rows of one kv
+//   head alone are 256 B every 2 KB).
 // Per warp:
-// - cp.async ring (STAGES tiles of K and V, 8 KB each at head_dim 128): the tile k+2 is in
-//   flight while tile k is computed. Rows past the context are zero-filled (src-size 0):
-//   stale V rows times p = 0 could still be NaN.
+// - cp.async ring (STAGES tiles of K and V, 8 KB at head_dim 128): tiles k+1 and k+2 are in
+//   flight while tile k is computed; one table lookup per tile (blocks of 16 tokens or more);
+//   rows past the context are zero-filled (src-size 0): stale V rows times p = 0 could
+//   still be NaN. Address arithmetic is kept out of the per-row loop: it was half of all
+//   instructions in a first version.
 // - Tensor Cores (mma.sync m16n8k16, fp16 in, fp32 accumulate), the group's query heads as
 //   the 16 rows: S = Q K^T for 16 tokens is 16 MMAs at head_dim 128, O += P V another 16;
 //   on CUDA cores the same is ~1000 FMAs and shuffles per 16 tokens.
@@ -31,9 +35,11 @@
 //   Q K^T) and V with .trans; 16-byte chunks are swizzled (chunk ^ row % 8) so the 8 rows an
 //   ldmatrix reads fall in 8 different bank groups.
 // - Online softmax in the log2 domain (scale * log2(e) applied to the fp32 scores, exp2f),
-//   the accumulator rescaled only when some row's maximum grew.
-// Precision: scores are exact fp16 products summed in fp32; p is rounded to fp16 for the
-// P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
+//   with lazy rescaling (the reference maximum moves only when a score passes it by 2^8).
+// Precision: scores are exact fp16 products summed in fp32; p (<= 256) is rounded to fp16
+// for the P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
+// Measured on an H100 (docs/PERFORMANCE.md): 96.5% of the copy bandwidth on the bench shape;
+// SDPA (cuDNN) on contiguous K/V, 100.5%. A kernel doing only these loads reaches 100%.
 #include <cstdint>
 #include <cstdio>
 
@@ -102,10 +108,20 @@ struct pa_plan {
     float *po, *pm, *pl; // partials [cta][slot 0/1][warp][head][D], m and l [cta][slot][warp][head]
     unsigned long long *arrived; // [cta][warp]: (epoch << 16) | partials in, of the group that begins in that CTA
     unsigned long long epoch;    // 48 bits, new at every call: the counters need no zeroing
+    struct pa_wide *wide;        // [cta][warp]: merges left to pa_wide_merge_kernel
+    int merge_limit;             // merge in the kernel only the groups cut into at most this many
     int nkc;             // chunks of groups per sequence
     int warps;           // groups per chunk = warps per CTA
     int hpc;             // query heads per group (rows of the MMA tile)
     int log2_bs;
+};
+
+// A group cut into many partials (a long sequence over few groups): merged by a kernel of
+// its own, many CTAs at once, rather than by one warp.
+struct pa_wide {
+    unsigned long long epoch; // the call that left it
+    int first_slot, ncon;
+    size_t out_row; // (sequence * heads + first head of the group)
 };
 
 // A position in the unit order: sequence s, group chunk kc, tile t of ntile.
@@ -152,8 +168,11 @@ __device__ void pa_merge(const pa_plan &pl, int first, int first_slot, int ncon,
                 mq[u] = ok ? __ldcg(pl.pm + pi) : -INFINITY;
                 lq[u] = ok ? __ldcg(pl.pl + pi) : 0.f;
 #pragma unroll
-                for (int i = 0; i < DPL; i++)
-                    oq[u][i] = ok ? __ldcg(pl.po + pi * D + d0 + i) : 0.f;
+                for (int i = 0; i < DPL; i += 2) { // 8- or 16-byte loads
+                    const float2 v = ok ? __ldcg(reinterpret_cast<const float2 *>(pl.po + pi * D + d0 + i)) : make_float2(0.f, 0.f);
+                    oq[u][i] = v.x;
+                    oq[u][i + 1] = v.y;
+                }
             }
             float Mn = M;
 #pragma unroll
@@ -457,9 +476,19 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                     __threadfence();
                 }
                 now = __shfl_sync(0xffffffffu, now, 0);
-                if ((int)(now & 0xffff) == last - first + 1)
-                    pa_merge<D>(pl, first, gstart == first * U / grid ? 0 : 1, last - first + 1, warp, lane,
-                                a.out + ((size_t)cu.s * a.num_heads + h0) * D);
+                const int ncon = last - first + 1, first_slot = gstart == first * U / grid ? 0 : 1;
+                if ((int)(now & 0xffff) == ncon) {
+                    if (ncon <= pl.merge_limit) {
+                        pa_merge<D>(pl, first, first_slot, ncon, warp, lane,
+                                    a.out + ((size_t)cu.s * a.num_heads + h0) * D);
+                    } else if (lane == 0) {
+                        pa_wide &wd = pl.wide[(size_t)first * pl.warps + warp];
+                        wd.first_slot = first_slot;
+                        wd.ncon = ncon;
+                        wd.out_row = (size_t)cu.s * a.num_heads + h0;
+                        wd.epoch = pl.epoch;
+                    }
+                }
             }
             seg_new = true;
             seg_whole = true; // the next segment starts at a group's first tile
@@ -470,7 +499,81 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     cp_async_wait<0>();
 }
 
+// ---- the wide merge: one CTA per (group cut at CTA first, head), 256 threads ----
+// Threads split the partials: a block-wide max of m, then column c of the output (4 dims)
+// summed over every nslice-th partial by each of nslice threads, and the slices added.
+template <int D>
+__global__ void __launch_bounds__(256) pa_wide_merge_kernel(const pa_plan pl, __half *out)
+{
+    constexpr int COLS = D / 4, SLICES = 256 / COLS;
+    __shared__ float s_red[8];
+    __shared__ float4 s_o[SLICES][COLS];
+    const pa_wide wd = pl.wide[blockIdx.x];
+    if (wd.epoch != pl.epoch)
+        return; // no wide merge here in this call
+    const int warp = blockIdx.x % pl.warps, first = blockIdx.x / pl.warps, j = blockIdx.y;
+    auto row = [&](int q) { // partial row of contributor q for head j
+        return ((size_t)((first + q) * 2 + (q == 0 ? wd.first_slot : 0)) * pl.warps + warp) * pl.hpc + j;
+    };
+    auto block_reduce = [&](float v, bool is_max) {
+        for (int off = 16; off > 0; off /= 2) {
+            const float o = __shfl_xor_sync(0xffffffffu, v, off);
+            v = is_max ? fmaxf(v, o) : v + o;
+        }
+        __syncthreads();
+        if (threadIdx.x % 32 == 0)
+            s_red[threadIdx.x / 32] = v;
+        __syncthreads();
+        v = s_red[0];
+        for (int w = 1; w < 8; w++)
+            v = is_max ? fmaxf(v, s_red[w]) : v + s_red[w];
+        return v;
+    };
+    float m = -INFINITY;
+    for (int q = threadIdx.x; q < wd.ncon; q += 256)
+        m = fmaxf(m, pl.pm[row(q)]);
+    const float M = block_reduce(m, true);
+    float l = 0.f;
+    for (int q = threadIdx.x; q < wd.ncon; q += 256)
+        l += pl.pl[row(q)] * exp2f(pl.pm[row(q)] - M);
+    const float L = block_reduce(l, false);
+    const int col = threadIdx.x % COLS, slice = threadIdx.x / COLS;
+    float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+    for (int q = slice; q < wd.ncon; q += SLICES) {
+        const size_t r = row(q);
+        const float w = exp2f(pl.pm[r] - M);
+        const float4 v = *reinterpret_cast<const float4 *>(pl.po + r * D + col * 4);
+        o.x = fmaf(v.x, w, o.x);
+        o.y = fmaf(v.y, w, o.y);
+        o.z = fmaf(v.z, w, o.z);
+        o.w = fmaf(v.w, w, o.w);
+    }
+    s_o[slice][col] = o;
+    __syncthreads();
+    if (threadIdx.x < COLS) {
+        float4 t = s_o[0][col];
+        for (int sl = 1; sl < SLICES; sl++) {
+            t.x += s_o[sl][col].x;
+            t.y += s_o[sl][col].y;
+            t.z += s_o[sl][col].z;
+            t.w += s_o[sl][col].w;
+        }
+        __half2 *dst = reinterpret_cast<__half2 *>(out + (wd.out_row + j) * D + col * 4);
+        dst[0] = __floats2half2_rn(t.x / L, t.y / L);
+        dst[1] = __floats2half2_rn(t.z / L, t.w / L);
+    }
+}
+
 // ---- host side ----
+
+// A new tag for every call, whatever its head_dim: counters and merge records left by an
+// earlier call (or never written: scratch is not cleared) never carry it.
+static unsigned long long next_epoch()
+{
+    static unsigned long long calls;
+    return (0xC1A5ull << 32 | ++calls) & 0xFFFFFFFFFFFFull;
+}
 
 // Largest divisor of n that is at most cap.
 static int divisor_at_most(int n, int cap)
@@ -503,19 +606,25 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
     }
     const int grid = sms * per_sm;
     const size_t rows = (size_t)grid * 2 * pl.warps * pl.hpc, counters = (size_t)grid * pl.warps;
-    unsigned long long *scratch =
-        (unsigned long long *)cudalab_scratch(counters * 8 + rows * (D + 2) * sizeof(float));
+    unsigned long long *scratch = (unsigned long long *)cudalab_scratch(
+        counters * (sizeof(unsigned long long) + sizeof(pa_wide)) + rows * (D + 2) * sizeof(float));
     if (!scratch) {
         fprintf(stderr, "paged_attention: no scratch memory for %zu partial rows\n", rows);
         return -1;
     }
-    static unsigned long long calls;
-    pl.epoch = (0xC1A5ull << 32 | ++calls) & 0xFFFFFFFFFFFFull;
+    pl.epoch = next_epoch();
     pl.arrived = scratch;
-    pl.po = reinterpret_cast<float *>(scratch + counters);
+    pl.wide = reinterpret_cast<pa_wide *>(scratch + counters);
+    pl.po = reinterpret_cast<float *>(pl.wide + counters);
     pl.pm = pl.po + rows * D;
     pl.pl = pl.pm + rows;
+    // A sequence spans about grid / (sequences x chunks) CTAs: with few sequences, a group can
+    // be cut into many partials, too many for one warp to merge quickly at the end.
+    const bool few = (long long)a.num_seqs * pl.nkc * 8 < grid;
+    pl.merge_limit = few ? 8 : 1 << 30;
     pa_kernel<D><<<grid, pl.warps * 32, smem, stream>>>(a, pl);
+    if (few)
+        pa_wide_merge_kernel<D><<<dim3((unsigned)counters, pl.hpc), 256, 0, stream>>>(pl, a.out);
     return 0;
 }
 

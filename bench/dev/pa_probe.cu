@@ -8,10 +8,13 @@
 // each with a shuffled block table (as the lab's cases) and an identity one. The time at
 // several lengths separates a fixed cost (launches, ramp-up, tail, combine) from the rate.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/include -DPA_SRC='"../../reference/paged_attention.cu"' \
-//        bench/dev/pa_probe.cu -o build/pa_probe && build/pa_probe
+//        bench/dev/pa_probe.cu -o build/pa_probe && build/pa_probe [KV_HEADS]
+//   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape)
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -273,11 +276,56 @@ template <class F> static float time_ms(F fn)
     return t[t.size() / 2];
 }
 
+// pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX: the reference alone on one shape
+// (shuffled block table), for the shapes the PyTorch peer times with --all-shapes.
+static int one_shape(int S, int H, int KVH, int D, int BS, int T)
+{
+    const int nb = (T + BS - 1) / BS, pool = S * nb + S * nb / 16;
+    const size_t cache_elems = (size_t)pool * BS * KVH * D;
+    __half *q, *k, *v, *out;
+    int *tables, *lens;
+    CK(cudaMalloc(&q, (size_t)S * H * D * 2));
+    CK(cudaMalloc(&out, (size_t)S * H * D * 2));
+    CK(cudaMalloc(&k, cache_elems * 2));
+    CK(cudaMalloc(&v, cache_elems * 2));
+    CK(cudaMalloc(&tables, (size_t)S * nb * 4));
+    CK(cudaMalloc(&lens, S * 4));
+    fill_kernel<<<1024, 256>>>((uint32_t *)q, (size_t)S * H * D / 2, 1);
+    fill_kernel<<<4096, 256>>>((uint32_t *)k, cache_elems / 2, 2);
+    fill_kernel<<<4096, 256>>>((uint32_t *)v, cache_elems / 2, 3);
+    std::vector<int> hl(S, T), perm(pool);
+    if (getenv("PA_PROBE_VARY")) // sequence 0 at T, the others spread over 1..T
+        for (int i = 1; i < S; i++)
+            hl[i] = 1 + (int)((i * 2654435761u) % (unsigned)T);
+    for (int i = 0; i < pool; i++)
+        perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(42));
+    CK(cudaMemcpy(lens, hl.data(), S * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(tables, perm.data(), (size_t)S * nb * 4, cudaMemcpyHostToDevice));
+    paged_attention_args a{q, k, v, tables, lens, out, S, H, KVH, D, BS, nb, pool, 1.f / sqrtf((float)D)};
+    const double bytes = 2.0 * S * KVH * T * D * 2 + 2.0 * S * H * D * 2 + S * 4 + (double)S * nb * 4;
+    const float ms = time_ms([&] { paged_attention(&a, 0); });
+    if (const char *dump = getenv("PA_PROBE_DUMP")) { // the output, for comparing two builds
+        std::vector<__half> h((size_t)S * H * D);
+        CK(cudaMemcpy(h.data(), out, h.size() * 2, cudaMemcpyDeviceToHost));
+        FILE *f = fopen(dump, "wb");
+        if (f) {
+            fwrite(h.data(), 2, h.size(), f);
+            fclose(f);
+        }
+    }
+    printf("%d seqs x %d, %d / %d heads, dim %d, block %d: ref %.4f ms, %.0f GB/s\n", S, T, H, KVH, D, BS, ms,
+           bytes / ms / 1e6);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const int S = 64, H = 32, KVH = argc > 1 ? atoi(argv[1]) : 8, D = 128, BS = 16, log2_bs = 4;
     CK(cudaMalloc(&flush_buf, 256u << 20));
     CK(cudaMalloc(&sink, 4));
+    if (argc == 8 && !strcmp(argv[1], "shape"))
+        return one_shape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
+    const int S = 64, H = 32, KVH = argc > 1 ? atoi(argv[1]) : 8, D = 128, BS = 16, log2_bs = 4;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("# %s, %d SMs; seqs %d, heads %d / %d, dim %d, block %d\n", prop.name, prop.multiProcessorCount, S, H, KVH, D,
