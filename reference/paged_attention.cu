@@ -108,16 +108,16 @@ struct pa_plan {
     float *po, *pm, *pl; // partials [cta][slot 0/1][warp][head][D], m and l [cta][slot][warp][head]
     unsigned long long *arrived; // [cta][warp]: (epoch << 16) | partials in, of the group that begins in that CTA
     unsigned long long epoch;    // 48 bits, new at every call: the counters need no zeroing
-    struct pa_wide *wide;        // [cta][warp]: merges left to pa_wide_merge_kernel
-    int merge_limit;             // merge in the kernel only the groups cut into at most this many
+    struct pa_wide *wide;        // [cta][warp]: the groups that begin there, for pa_wide_merge_kernel
+    bool wide_merge;             // merge in pa_wide_merge_kernel, not in the last CTA to arrive
     int nkc;             // chunks of groups per sequence
     int warps;           // groups per chunk = warps per CTA
     int hpc;             // query heads per group (rows of the MMA tile)
     int log2_bs;
 };
 
-// A group cut into many partials (a long sequence over few groups): merged by a kernel of
-// its own, many CTAs at once, rather than by one warp.
+// A group cut into partials, noted by the CTA where it begins, when pa_wide_merge_kernel
+// merges them (few sequences: each is cut into many partials).
 struct pa_wide {
     unsigned long long epoch; // the call that left it
     int first_slot, ncon;
@@ -457,37 +457,37 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                     pl.pm[pi + gr + 8] = m_hi;
                     pl.pl[pi + gr + 8] = l_hi;
                 }
-                // count ourselves in; the last CTA to leave its partial merges the group
                 const long long gstart = u0 + k - cu.t, gend = gstart + cu.ntile;
                 const int first = (int)(((gstart + 1) * grid - 1) / U), last = (int)((gend * grid - 1) / U);
-                __threadfence(); // our partial is visible before we are counted
-                __syncwarp();
-                unsigned long long now = 0;
-                if (lane == 0) {
-                    unsigned long long *w = pl.arrived + (size_t)first * pl.warps + warp;
-                    unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(w);
-                    for (;;) { // (epoch << 16) | count; a stale epoch counts as 0
-                        now = (old >> 16) == pl.epoch ? old + 1 : (pl.epoch << 16) | 1ull;
-                        const unsigned long long seen = atomicCAS(w, old, now);
-                        if (seen == old)
-                            break;
-                        old = seen;
-                    }
-                    __threadfence();
-                }
-                now = __shfl_sync(0xffffffffu, now, 0);
                 const int ncon = last - first + 1, first_slot = gstart == first * U / grid ? 0 : 1;
-                if ((int)(now & 0xffff) == ncon) {
-                    if (ncon <= pl.merge_limit) {
-                        pa_merge<D>(pl, first, first_slot, ncon, warp, lane,
-                                    a.out + ((size_t)cu.s * a.num_heads + h0) * D);
-                    } else if (lane == 0) {
+                if (pl.wide_merge) { // the CTA where the group begins leaves a note for the merge kernel
+                    if (first == c && lane == 0) {
                         pa_wide &wd = pl.wide[(size_t)first * pl.warps + warp];
                         wd.first_slot = first_slot;
                         wd.ncon = ncon;
                         wd.out_row = (size_t)cu.s * a.num_heads + h0;
                         wd.epoch = pl.epoch;
                     }
+                } else { // count ourselves in; the last CTA to leave its partial merges the group
+                    __threadfence(); // our partial is visible before we are counted
+                    __syncwarp();
+                    unsigned long long now = 0;
+                    if (lane == 0) {
+                        unsigned long long *w = pl.arrived + (size_t)first * pl.warps + warp;
+                        unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(w);
+                        for (;;) { // (epoch << 16) | count; a stale epoch counts as 0
+                            now = (old >> 16) == pl.epoch ? old + 1 : (pl.epoch << 16) | 1ull;
+                            const unsigned long long seen = atomicCAS(w, old, now);
+                            if (seen == old)
+                                break;
+                            old = seen;
+                        }
+                        __threadfence();
+                    }
+                    now = __shfl_sync(0xffffffffu, now, 0);
+                    if ((int)(now & 0xffff) == ncon)
+                        pa_merge<D>(pl, first, first_slot, ncon, warp, lane,
+                                    a.out + ((size_t)cu.s * a.num_heads + h0) * D);
                 }
             }
             seg_new = true;
@@ -618,12 +618,12 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
     pl.po = reinterpret_cast<float *>(pl.wide + counters);
     pl.pm = pl.po + rows * D;
     pl.pl = pl.pm + rows;
-    // A sequence spans about grid / (sequences x chunks) CTAs: with few sequences, a group can
-    // be cut into many partials, too many for one warp to merge quickly at the end.
-    const bool few = (long long)a.num_seqs * pl.nkc * 8 < grid;
-    pl.merge_limit = few ? 8 : 1 << 30;
+    // A sequence spans about grid / (sequences x chunks) CTAs. With few sequences a group is
+    // cut into many partials: too many for one warp to merge at the end, and too many CTAs
+    // contending for one counter. Then a second kernel merges them, many CTAs at once.
+    pl.wide_merge = (long long)a.num_seqs * pl.nkc * 8 < grid;
     pa_kernel<D><<<grid, pl.warps * 32, smem, stream>>>(a, pl);
-    if (few)
+    if (pl.wide_merge)
         pa_wide_merge_kernel<D><<<dim3((unsigned)counters, pl.hpc), 256, 0, stream>>>(pl, a.out);
     return 0;
 }
