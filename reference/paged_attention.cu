@@ -17,6 +17,9 @@
 //   unnormalised output) in scratch, and counts itself in on a counter of that sequence;
 //   the last CTA to arrive merges the partials. The counters carry the call's epoch in
 //   their high bits, so a stale value counts as zero and nothing has to clear them.
+// - Few sequences (a long context over few groups): every CTA cuts the same groups, so the
+//   partials are merged by a second, small kernel, many CTAs at once (pa_wide_merge_kernel),
+//   instead of by one warp after every CTA has contended for one counter.
 // - One warp per group: warp w of the CTA owns group w of the chunk for every unit, so warps
 //   never wait for each other, and the 8 warps read the 8 kv heads' rows of the same tokens
 //   at about the same time: together a contiguous 32 KB of a cache block (the rows of one kv
@@ -38,8 +41,8 @@
 //   with lazy rescaling (the reference maximum moves only when a score passes it by 2^8).
 // Precision: scores are exact fp16 products summed in fp32; p (<= 256) is rounded to fp16
 // for the P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
-// Measured on an H100 (docs/PERFORMANCE.md): 96.5% of the copy bandwidth on the bench shape;
-// SDPA (cuDNN) on contiguous K/V, 100.5%. A kernel doing only these loads reaches 100%.
+// Measured on an H100 (docs/PERFORMANCE.md): 96.4% of the copy bandwidth on the bench shape;
+// SDPA (cuDNN) on contiguous K/V 100.7%; a kernel doing only these loads, 101%.
 #include <cstdint>
 #include <cstdio>
 
