@@ -3,7 +3,11 @@
 // One process, one GPU, no grader: times (median of 30, L2 evicted by a 256 MB read that
 // also keeps the GPU busy while the host enqueues the timed work) at several context lengths
 //   stream   a read of the K and V bytes laid out contiguously (the ceiling for this pattern)
-//   gather   a read of the same rows through the block table, nothing computed
+//   gath*    a read of the same rows through the block table, nothing computed: a CTA per
+//            (partition, kv head) (gkvf*: kv heads side by side in the grid), or per
+//            partition with all kv heads (gall*: whole contiguous block rows)
+//   ldgsts   persistent CTAs with a cp.async ring per warp: the reference's loads alone
+//   tma      persistent CTAs copying whole blocks with TMA bulk copies
 //   ref      the paged_attention of the file compiled in (-DPA_SRC="path")
 // each with a shuffled block table (as the lab's cases) and an identity one. The time at
 // several lengths separates a fixed cost (launches, ramp-up, tail, combine) from the rate.
@@ -276,38 +280,70 @@ template <class F> static float time_ms(F fn)
     return t[t.size() / 2];
 }
 
+// One batch of inputs on the GPU: S sequences of T tokens (sequence 0 at T and the others
+// spread over 1..T when vary), random q/K/V in [-1, 1), a pool 1/16 larger than used.
+struct pa_batch {
+    paged_attention_args a;
+    double bytes; // what must move, as the lab counts it
+    int pool;
+
+    pa_batch(int S, int H, int KVH, int D, int BS, int T, bool vary)
+    {
+        const int nb = (T + BS - 1) / BS;
+        pool = S * nb + S * nb / 16;
+        const size_t cache_elems = (size_t)pool * BS * KVH * D;
+        __half *q, *k, *v, *out;
+        int *tables, *lens;
+        CK(cudaMalloc(&q, (size_t)S * H * D * 2));
+        CK(cudaMalloc(&out, (size_t)S * H * D * 2));
+        CK(cudaMalloc(&k, cache_elems * 2));
+        CK(cudaMalloc(&v, cache_elems * 2));
+        CK(cudaMalloc(&tables, (size_t)S * nb * 4));
+        CK(cudaMalloc(&lens, S * 4));
+        fill_kernel<<<1024, 256>>>((uint32_t *)q, (size_t)S * H * D / 2, 1);
+        fill_kernel<<<4096, 256>>>((uint32_t *)k, cache_elems / 2, 2);
+        fill_kernel<<<4096, 256>>>((uint32_t *)v, cache_elems / 2, 3);
+        std::vector<int> hl(S, T);
+        for (int i = 1; vary && i < S; i++)
+            hl[i] = 1 + (int)((i * 2654435761u) % (unsigned)T);
+        CK(cudaMemcpy(lens, hl.data(), S * 4, cudaMemcpyHostToDevice));
+        a = paged_attention_args{q, k, v, tables, lens, out, S, H, KVH, D, BS, nb, pool, 1.f / sqrtf((float)D)};
+        bytes = 2.0 * S * KVH * T * D * 2 + 2.0 * S * H * D * 2 + S * 4 + (double)S * nb * 4;
+        set_table(true);
+    }
+    // block tables: slices of one shuffled permutation of the pool (as the lab), or in order
+    void set_table(bool shuffled)
+    {
+        std::vector<int> perm(pool);
+        for (int i = 0; i < pool; i++)
+            perm[i] = i;
+        if (shuffled)
+            std::shuffle(perm.begin(), perm.end(), std::mt19937(42));
+        CK(cudaMemcpy((void *)a.block_tables, perm.data(), (size_t)a.num_seqs * a.max_blocks_per_seq * 4,
+                      cudaMemcpyHostToDevice));
+    }
+    ~pa_batch()
+    {
+        cudaFree((void *)a.q);
+        cudaFree(a.out);
+        cudaFree((void *)a.k_cache);
+        cudaFree((void *)a.v_cache);
+        cudaFree((void *)a.block_tables);
+        cudaFree((void *)a.context_lens);
+    }
+};
+
 // pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX: the reference alone on one shape
 // (shuffled block table), for the shapes the PyTorch peer times with --all-shapes.
 static int one_shape(int S, int H, int KVH, int D, int BS, int T)
 {
-    const int nb = (T + BS - 1) / BS, pool = S * nb + S * nb / 16;
-    const size_t cache_elems = (size_t)pool * BS * KVH * D;
-    __half *q, *k, *v, *out;
-    int *tables, *lens;
-    CK(cudaMalloc(&q, (size_t)S * H * D * 2));
-    CK(cudaMalloc(&out, (size_t)S * H * D * 2));
-    CK(cudaMalloc(&k, cache_elems * 2));
-    CK(cudaMalloc(&v, cache_elems * 2));
-    CK(cudaMalloc(&tables, (size_t)S * nb * 4));
-    CK(cudaMalloc(&lens, S * 4));
-    fill_kernel<<<1024, 256>>>((uint32_t *)q, (size_t)S * H * D / 2, 1);
-    fill_kernel<<<4096, 256>>>((uint32_t *)k, cache_elems / 2, 2);
-    fill_kernel<<<4096, 256>>>((uint32_t *)v, cache_elems / 2, 3);
-    std::vector<int> hl(S, T), perm(pool);
-    if (getenv("PA_PROBE_VARY")) // sequence 0 at T, the others spread over 1..T
-        for (int i = 1; i < S; i++)
-            hl[i] = 1 + (int)((i * 2654435761u) % (unsigned)T);
-    for (int i = 0; i < pool; i++)
-        perm[i] = i;
-    std::shuffle(perm.begin(), perm.end(), std::mt19937(42));
-    CK(cudaMemcpy(lens, hl.data(), S * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(tables, perm.data(), (size_t)S * nb * 4, cudaMemcpyHostToDevice));
-    paged_attention_args a{q, k, v, tables, lens, out, S, H, KVH, D, BS, nb, pool, 1.f / sqrtf((float)D)};
-    const double bytes = 2.0 * S * KVH * T * D * 2 + 2.0 * S * H * D * 2 + S * 4 + (double)S * nb * 4;
+    pa_batch b(S, H, KVH, D, BS, T, getenv("PA_PROBE_VARY") != nullptr);
+    const paged_attention_args &a = b.a;
+    const double bytes = b.bytes;
     const float ms = time_ms([&] { paged_attention(&a, 0); });
     if (const char *dump = getenv("PA_PROBE_DUMP")) { // the output, for comparing two builds
         std::vector<__half> h((size_t)S * H * D);
-        CK(cudaMemcpy(h.data(), out, h.size() * 2, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(h.data(), a.out, h.size() * 2, cudaMemcpyDeviceToHost));
         FILE *f = fopen(dump, "wb");
         if (f) {
             fwrite(h.data(), 2, h.size(), f);
@@ -332,38 +368,20 @@ int main(int argc, char **argv)
            BS);
     printf("%-6s %-8s %-7s %9s %9s\n", "ctx", "table", "what", "ms", "GB/s");
     for (int T : {2048, 4096, 8192}) {
-        const int nb = T / BS, pool = S * nb + S * nb / 16;
-        const size_t cache_elems = (size_t)pool * BS * KVH * D;
-        __half *q, *k, *v, *out;
-        int *tables, *lens;
-        CK(cudaMalloc(&q, (size_t)S * H * D * 2));
-        CK(cudaMalloc(&out, (size_t)S * H * D * 2));
-        CK(cudaMalloc(&k, cache_elems * 2));
-        CK(cudaMalloc(&v, cache_elems * 2));
-        CK(cudaMalloc(&tables, (size_t)S * nb * 4));
-        CK(cudaMalloc(&lens, S * 4));
-        fill_kernel<<<1024, 256>>>((uint32_t *)q, (size_t)S * H * D / 2, 1);
-        fill_kernel<<<4096, 256>>>((uint32_t *)k, cache_elems / 2, 2);
-        fill_kernel<<<4096, 256>>>((uint32_t *)v, cache_elems / 2, 3);
-        std::vector<int> hl(S, T);
-        CK(cudaMemcpy(lens, hl.data(), S * 4, cudaMemcpyHostToDevice));
-        const double bytes = 2.0 * S * KVH * T * D * 2 + 2.0 * S * H * D * 2 + S * 4 + (double)S * nb * 4;
-        paged_attention_args a{q, k, v, tables, lens, out, S, H, KVH, D, BS, nb, pool, 0.08838834764831845f};
+        pa_batch b(S, H, KVH, D, BS, T, false);
+        const paged_attention_args &a = b.a;
+        const int nb = a.max_blocks_per_seq;
+        const double bytes = b.bytes;
         for (int shuffled = 1; shuffled >= 0; shuffled--) {
-            std::vector<int> perm(pool);
-            for (int i = 0; i < pool; i++)
-                perm[i] = i;
-            if (shuffled)
-                std::shuffle(perm.begin(), perm.end(), std::mt19937(42));
-            CK(cudaMemcpy(tables, perm.data(), (size_t)S * nb * 4, cudaMemcpyHostToDevice));
+            b.set_table(shuffled);
             const char *tn = shuffled ? "shuffle" : "ident";
             auto row = [&](const char *what, float ms) { printf("%-6d %-8s %-7s %9.4f %9.0f\n", T, tn, what, ms, bytes / ms / 1e6); };
             if (shuffled) {
                 // the unique bytes, contiguous (the first S*nb blocks of each cache)
                 size_t n16 = (size_t)S * nb * BS * KVH * D * 2 / 16;
                 row("stream", time_ms([&] {
-                        read_stream_kernel<<<prop.multiProcessorCount * 8, 512>>>((const uint4 *)k, n16, sink);
-                        read_stream_kernel<<<prop.multiProcessorCount * 8, 512>>>((const uint4 *)v, n16, sink);
+                        read_stream_kernel<<<prop.multiProcessorCount * 8, 512>>>((const uint4 *)a.k_cache, n16, sink);
+                        read_stream_kernel<<<prop.multiProcessorCount * 8, 512>>>((const uint4 *)a.v_cache, n16, sink);
                     }));
             }
             for (int part : {1024, 4096}) {
@@ -386,12 +404,6 @@ int main(int argc, char **argv)
             }
             row("ref", time_ms([&] { paged_attention(&a, 0); }));
         }
-        cudaFree(q);
-        cudaFree(out);
-        cudaFree(k);
-        cudaFree(v);
-        cudaFree(tables);
-        cudaFree(lens);
     }
     return 0;
 }
