@@ -187,7 +187,7 @@ static int verify(cl_run *run, void *vs, int full)
     if (fabs((double)got - exact) > tol)
         return cl_mismatch(run, "out[0]", exact, got,
                            "the sum of %lld elements is off by %.6g; fp32 summation allows %.3g here "
-                           "(%.0f dependent additions x 2^-24 x sum|x| = %.6g)",
+                           "(%.0f dependent additions x 2^-24 x sum|x|, with sum|x| = %.6g)",
                            s->n, fabs((double)got - exact), tol, chain, abs_sum);
     return 0;
 }

@@ -64,11 +64,11 @@ def main() -> int:
         print("SKIPPED: no GPU visible (nvidia-smi -L found none)")
         return SKIP
 
-    # Verdicts about speed, the stream, and timed runs need the bench; the rest need only
+    # Verdicts about speed, the stream, and timed or warm-up runs need the bench; the rest need only
     # the correctness cases (much faster).
     mode = args.mode
     if mode == "submit" and expected not in ("slow", "pass", "good", "excellent", "off_stream") \
-            and "timed run" not in (message or ""):
+            and not re.search(r"timed run|warm-up run", message or ""):
         mode = "test"
     env = dict(os.environ)
     state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")

@@ -1,4 +1,5 @@
 // expect: slow
+// expect-timeout: 120
 /* cpu_fallback.cu: a planted bad solution to the iou lab.
  * What is wrong: nothing in the answer. It copies both box sets to the host, computes the
  * m x n matrix on the CPU (all cores, pinned buffers, so it is as fast as a CPU fallback

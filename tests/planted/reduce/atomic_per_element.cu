@@ -1,6 +1,11 @@
-// expect: slow
-// One atomicAdd per element into *out: correct (within the fp32 tolerance), but every
-// add serialises on one address in L2, far below the memory bandwidth.
+// expect: wrong
+// expect-message: warm-up run: the sum of 268435456 elements is off by
+// One atomicAdd per element into *out: every add serialises on one address in L2, far below
+// the memory bandwidth, and the sum is one chain of n dependent fp32 additions, beyond the
+// lab's tolerance (a chain of at most 4096 + log2(n)). On the small zero-mean cases the
+// error stays small and they pass; on the 1 GiB bench input, whose mean is not zero, the
+// running total grows so large that adding one more element no longer changes it, and the
+// answer is off by most of the sum: wrong, found on the first (warm-up) run.
 #include "cudalab_lab.h"
 
 __global__ void add_each(const float *in, float *out, int64_t n)
