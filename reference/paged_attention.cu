@@ -104,18 +104,17 @@ template <int D> __device__ __forceinline__ uint32_t swz(int r, int c)
     return (uint32_t)(r * D + ((c ^ (r & 7)) << 3)) * 2u;
 }
 
-
 // ---- the kernel ----
 
 struct pa_plan {
-    float *po, *pm, *pl; // partials [cta][slot 0/1][warp][head][D], m and l [cta][slot][warp][head]
-    unsigned long long *arrived; // [cta][warp]: (epoch << 16) | partials in, of the group that begins in that CTA
+    float *po, *pm, *pl;         // partials [cta][slot 0/1][warp][head][D]; m, l [cta][slot][warp][head]
+    unsigned long long *arrived; // [cta][warp]: (epoch << 16) | partials in, of the group beginning there
     unsigned long long epoch;    // 48 bits, new at every call: the counters need no zeroing
     struct pa_wide *wide;        // [cta][warp]: the groups that begin there, for pa_wide_merge_kernel
     bool wide_merge;             // merge in pa_wide_merge_kernel, not in the last CTA to arrive
-    int nkc;             // chunks of groups per sequence
-    int warps;           // groups per chunk = warps per CTA
-    int hpc;             // query heads per group (rows of the MMA tile)
+    int nkc;                     // chunks of groups per sequence
+    int warps;                   // groups per chunk = warps per CTA
+    int hpc;                     // query heads per group (rows of the MMA tile)
     int log2_bs;
 };
 
