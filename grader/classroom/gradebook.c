@@ -75,19 +75,28 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, cl_err *err)
     return 0;
 }
 
+/* prepare() for a statement whose first four parameters are a result's key. */
+static int prepare_keyed(sqlite3 *db, const char *sql, const char *student, const char *lab, const char *sha256,
+                         const char *config_hash, sqlite3_stmt **st, cl_err *err)
+{
+    if (prepare(db, sql, st, err))
+        return -1;
+    sqlite3_bind_text(*st, 1, student, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(*st, 2, lab, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(*st, 3, sha256, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(*st, 4, config_hash, -1, SQLITE_TRANSIENT);
+    return 0;
+}
+
 int cl_gradebook_has(sqlite3 *db, const char *student, const char *lab, const char *sha256, const char *config_hash,
                      cl_err *err)
 {
     sqlite3_stmt *st;
-    if (prepare(db,
-                "SELECT 1 FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=? "
-                "AND verdict NOT IN ('error', 'no_device')",
-                &st, err))
+    if (prepare_keyed(db,
+                      "SELECT 1 FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=? "
+                      "AND verdict NOT IN ('error', 'no_device')",
+                      student, lab, sha256, config_hash, &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, student, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, lab, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, sha256, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, config_hash, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW)
@@ -288,16 +297,12 @@ int cl_gradebook_get(sqlite3 *db, const char *student, const char *lab, const ch
 {
     memset(row, 0, sizeof *row);
     sqlite3_stmt *st;
-    if (prepare(db,
-                "SELECT name, email, submission, submitted_at, verdict, raw_score, score, max_score, late_days, "
-                "penalty, tier, seed, gpu, graded_at, seconds, metric, fraction, metric_unit, message, report "
-                "FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=?",
-                &st, err))
+    if (prepare_keyed(db,
+                      "SELECT name, email, submission, submitted_at, verdict, raw_score, score, max_score, "
+                      "late_days, penalty, tier, seed, gpu, graded_at, seconds, metric, fraction, metric_unit, "
+                      "message, report FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=?",
+                      student, lab, sha256, config_hash, &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, student, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, lab, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, sha256, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, config_hash, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         sqlite3_finalize(st);

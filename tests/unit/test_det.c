@@ -106,28 +106,10 @@ static cl_result r;
 
 static void grade(const char *lab, const char *solution)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.so", TEST_SOLUTIONS, solution);
-    cl_grade_opts o = {0};
-    o.lab = lab;
-    o.solution = path;
-    o.test = 1;
-    o.runner = TEST_HOST_RUNNER;
-    o.allow_prebuilt = 1;
-    o.have_seed = 1;
-    o.seed = 20261122;
-    o.timeout_s = 280;
-    cl_err err;
-    ck_assert_msg(cl_grade(&o, &r, &err) == 0, "cl_grade: %s", err.msg);
+    tu_grade_host(&r, (tu_grade){.lab = lab, .solution = solution, .timeout_s = 280});
 }
 
-static void expect(cl_verdict v, const char *needle)
-{
-    ck_assert_msg(r.verdict == v, "verdict %s (wanted %s): %s", cl_verdict_name(r.verdict), cl_verdict_name(v),
-                  r.message ? r.message : "");
-    if (needle)
-        ck_assert_msg(tu_contains(r.message, needle), "wanted '%s' in: %s", needle, r.message);
-}
+static void expect(cl_verdict v, const char *needle) { tu_expect(&r, v, needle); }
 
 static void teardown(void) { cl_result_free(&r); }
 

@@ -74,3 +74,30 @@ int tu_process_alive(int pid)
     }
     return 1;
 }
+
+void tu_grade_host(cl_result *r, tu_grade g)
+{
+    char path[CL_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.so", TEST_SOLUTIONS, g.solution);
+    cl_grade_opts o = {0};
+    o.lab = g.lab;
+    o.solution = path;
+    o.test = 1;
+    o.bench = g.bench;
+    o.no_reference = g.no_reference;
+    o.runner = TEST_HOST_RUNNER;
+    o.allow_prebuilt = 1;
+    o.have_seed = 1;
+    o.seed = g.seed ? g.seed : 20261122;
+    o.timeout_s = g.timeout_s;
+    cl_err err;
+    ck_assert_msg(cl_grade(&o, r, &err) == 0, "cl_grade: %s", err.msg);
+}
+
+void tu_expect(const cl_result *r, cl_verdict v, const char *needle)
+{
+    ck_assert_msg(r->verdict == v, "verdict %s (wanted %s): %s", cl_verdict_name(r->verdict), cl_verdict_name(v),
+                  r->message ? r->message : "");
+    if (needle)
+        ck_assert_msg(tu_contains(r->message, needle), "wanted '%s' in: %s", needle, r->message);
+}
