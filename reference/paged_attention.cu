@@ -54,6 +54,9 @@
 #ifndef PA_STAGES
 #define PA_STAGES 3 // tiles in a warp's cp.async ring
 #endif
+#ifndef PA_MARK
+#define PA_MARK(point) // a no-op: bench/dev/pa_probe.cu's trace build times each CTA's phases here
+#endif
 
 // ---- PTX wrappers ----
 
@@ -63,9 +66,21 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p)
 }
 
 // 16 bytes global -> shared, bypassing L1; src_bytes 0 writes zeros.
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, int src_bytes)
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, int src_bytes, uint64_t policy)
 {
+#ifdef PA_KNOB_EVICT
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(dst), "l"(src), "r"(src_bytes), "l"(policy));
+#else
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+#endif
+}
+// An L2 policy for data read once: its lines are the first to go, the rest of L2 (q, the
+// block tables, the partials) stays.
+__device__ __forceinline__ uint64_t evict_first_policy()
+{
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n"); }
 template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
@@ -107,7 +122,8 @@ template <int D> __device__ __forceinline__ uint32_t swz(int r, int c)
 // ---- the kernel ----
 
 struct pa_plan {
-    float *po, *pm, *pl;         // partials [cta][slot 0/1][warp][head][D]; m, l [cta][slot][warp][head]
+    float *po;                   // partials [cta][slot 0/1][warp][head][D]
+    float2 *pml;                 // their (m, l) [cta][slot][warp][head]: a row's pair in one 8-byte store
     unsigned long long *arrived; // [cta][warp]: (epoch << 16) | partials in, of the group beginning there
     unsigned long long epoch;    // 48 bits, new at every call: the counters need no zeroing
     struct pa_wide *wide;        // [cta][warp]: the groups that begin there, for pa_wide_merge_kernel
@@ -145,59 +161,69 @@ __device__ __forceinline__ void pa_advance(pa_cursor &c, const paged_attention_a
     }
 }
 
-// Combine the partials (max, sum, unnormalised output) that CTAs first..first+ncon-1 left
-// for a group they cut, into the group's output rows. Each CTA keeps the partial of its first
-// segment in slot 0 and of its last in slot 1: the group is the first CTA's first segment
-// only when it begins exactly where that CTA's range begins (first_slot), and it is always
-// the first segment of the others.
-template <int D>
-__device__ void pa_merge(const pa_plan &pl, int first, int first_slot, int ncon, int warp, int lane, __half *out_rows)
+// The merge counters hold (epoch << 16) | partials counted in; a stale epoch counts as 0.
+__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long *p)
 {
-    constexpr int DPL = D / 32; // dims per lane
-    const int d0 = lane * DPL;
-    for (int j = 0; j < pl.hpc; j++) {
-        float M = -INFINITY, L = 0.f, o[DPL];
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ int arrivals(unsigned long long counter, unsigned long long epoch)
+{
+    return (counter >> 16) == epoch ? (int)(counter & 0xffff) : 0;
+}
+// Counts one more partial in; returns how many are in now.
+__device__ __forceinline__ int count_in(unsigned long long *counter, unsigned long long epoch)
+{
+    unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(counter);
+    for (;;) {
+        const unsigned long long now = (epoch << 16) | (unsigned long long)(arrivals(old, epoch) + 1);
+        const unsigned long long seen = atomicCAS(counter, old, now);
+        if (seen == old)
+            return (int)(now & 0xffff);
+        old = seen;
+    }
+}
+
+// Folds the partials (max, sum, unnormalised output) that the other CTAs holding a piece of
+// a cut group left, into this warp's own piece, in registers: the MMA accumulator layout,
+// rows gr and gr + 8, columns 8n + 2tq and the next. CTA q of first..first+ncon-1 keeps
+// the partial of its first segment in slot 0 and of its last in slot 1: the group is the
+// first CTA's first segment only when it begins exactly where that CTA's range begins
+// (first_slot), and it is always the first segment of the others.
+template <int D>
+__device__ void pa_fold_partials(const pa_plan &pl, int first, int first_slot, int ncon, int self, int warp, int gr, int tq,
+                                 float (&acc)[D / 8][4], float &m_lo, float &m_hi, float &l_lo, float &l_hi)
+{
+    const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
+    for (int q = 0; q < ncon; q++) {
+        const int cc = first + q;
+        if (cc == self)
+            continue;
+        const size_t pi = ((size_t)(cc * 2 + (q == 0 ? first_slot : 0)) * pl.warps + warp) * pl.hpc + gr;
+        const float2 ml_lo = lo ? __ldcg(pl.pml + pi) : make_float2(-INFINITY, 0.f);
+        const float2 ml_hi = hi ? __ldcg(pl.pml + pi + 8) : make_float2(-INFINITY, 0.f);
+        const float pm_lo = ml_lo.x, pl_lo = ml_lo.y, pm_hi = ml_hi.x, pl_hi = ml_hi.y;
+        float2 v[D / 8][2]; // every load in flight before the first is used
 #pragma unroll
-        for (int i = 0; i < DPL; i++)
-            o[i] = 0.f;
-        for (int q0 = 0; q0 < ncon; q0 += 4) { // 4 contributors' loads in flight at once
-            float mq[4], lq[4], oq[4][DPL];
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const int cc = first + q0 + u;
-                const bool ok = q0 + u < ncon;
-                const size_t pi = ((size_t)(cc * 2 + (q0 + u == 0 ? first_slot : 0)) * pl.warps + warp) * pl.hpc + j;
-                mq[u] = ok ? __ldcg(pl.pm + pi) : -INFINITY;
-                lq[u] = ok ? __ldcg(pl.pl + pi) : 0.f;
-#pragma unroll
-                for (int i = 0; i < DPL; i += 2) { // 8- or 16-byte loads
-                    const float2 v = ok ? __ldcg(reinterpret_cast<const float2 *>(pl.po + pi * D + d0 + i)) : make_float2(0.f, 0.f);
-                    oq[u][i] = v.x;
-                    oq[u][i + 1] = v.y;
-                }
-            }
-            float Mn = M;
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-                Mn = fmaxf(Mn, mq[u]);
-            const float sc = exp2f(M - Mn); // M = -inf at first: 0
-            L *= sc;
-#pragma unroll
-            for (int i = 0; i < DPL; i++)
-                o[i] *= sc;
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const float w = exp2f(mq[u] - Mn); // 0 for the padding
-                L = fmaf(lq[u], w, L);
-#pragma unroll
-                for (int i = 0; i < DPL; i++)
-                    o[i] = fmaf(oq[u][i], w, o[i]);
-            }
-            M = Mn;
+        for (int n = 0; n < D / 8; n++) {
+            v[n][0] = lo ? __ldcg(reinterpret_cast<const float2 *>(pl.po + pi * D + n * 8 + 2 * tq)) : make_float2(0.f, 0.f);
+            v[n][1] = hi ? __ldcg(reinterpret_cast<const float2 *>(pl.po + (pi + 8) * D + n * 8 + 2 * tq)) : make_float2(0.f, 0.f);
         }
+        const float mn_lo = fmaxf(m_lo, pm_lo), mn_hi = fmaxf(m_hi, pm_hi); // m is finite: a piece has a token
+        const float a_lo = exp2f(m_lo - mn_lo), b_lo = exp2f(pm_lo - mn_lo);
+        const float a_hi = exp2f(m_hi - mn_hi), b_hi = exp2f(pm_hi - mn_hi);
 #pragma unroll
-        for (int i = 0; i < DPL; i += 2)
-            *reinterpret_cast<__half2 *>(out_rows + j * D + d0 + i) = __floats2half2_rn(o[i] / L, o[i + 1] / L);
+        for (int n = 0; n < D / 8; n++) {
+            acc[n][0] = fmaf(acc[n][0], a_lo, v[n][0].x * b_lo);
+            acc[n][1] = fmaf(acc[n][1], a_lo, v[n][0].y * b_lo);
+            acc[n][2] = fmaf(acc[n][2], a_hi, v[n][1].x * b_hi);
+            acc[n][3] = fmaf(acc[n][3], a_hi, v[n][1].y * b_hi);
+        }
+        l_lo = fmaf(l_lo, a_lo, pl_lo * b_lo);
+        l_hi = fmaf(l_hi, a_hi, pl_hi * b_hi);
+        m_lo = mn_lo;
+        m_hi = mn_hi;
     }
 }
 
@@ -211,10 +237,33 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     long long *s_info = reinterpret_cast<long long *>(smem + pl.warps * warp_ring_bytes<D>()); // U, first seq, its unit, scan
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int nkc = pl.nkc, G = a.num_heads / a.num_kv_heads, qchunks = G / pl.hpc;
+    PA_MARK(0);
+#ifdef PA_KNOB_PREFETCH
+    { // q and the block tables are small and read while K and V stream: ask L2 for them now
+        const size_t qlines = ((size_t)a.num_seqs * a.num_heads * D * 2 + 127) / 128;
+        const size_t tlines = ((size_t)a.num_seqs * a.max_blocks_per_seq * 4 + 127) / 128;
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < qlines + tlines; i += (size_t)gridDim.x * blockDim.x) {
+            const char *p = i < qlines ? reinterpret_cast<const char *>(a.q) + i * 128
+                                       : reinterpret_cast<const char *>(a.block_tables) + (i - qlines) * 128;
+            asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+        }
+    }
+#endif
 
     // ---- this CTA's units: thread t sums the units of sequences [t*per, (t+1)*per), a block
     // scan gives U and each range's first unit, and the thread whose range holds the CTA's
     // first unit finds its sequence (all loads of context_lens in flight at once) ----
+#ifdef PA_KNOB_NOSCAN
+    if (threadIdx.x == 0) { // timing only: every length equal to the first
+        const long long per_seq = (long long)nkc * ((__ldg(a.context_lens) + PA_TILE - 1) / PA_TILE);
+        const long long U = per_seq * a.num_seqs, grid = min((long long)gridDim.x, U);
+        const long long u0 = blockIdx.x * U / grid;
+        s_info[0] = U;
+        s_info[1] = u0 / per_seq;
+        s_info[2] = (u0 / per_seq) * per_seq;
+    }
+    if (false)
+#endif
     {
         const int nt = blockDim.x, per = (a.num_seqs + nt - 1) / nt;
         const int sb = min((int)threadIdx.x * per, a.num_seqs), se = min(sb + per, a.num_seqs);
@@ -256,6 +305,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
             s_info[0] = U;
     }
     __syncthreads();
+    PA_MARK(1);
     const long long U = s_info[0], grid = min((long long)gridDim.x, U);
     const int c = blockIdx.x;
     const long long u0 = c < grid ? c * U / grid : U, u1 = c < grid ? (c + 1) * U / grid : U;
@@ -283,6 +333,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     constexpr int RPI = 32 / CPR, STAGE = 2 * PA_TILE * D * 2;
     const int lrow = lane / CPR, lch = lane % CPR;
     const uint32_t ring_s = smem_addr(ring);
+    const uint64_t pol = evict_first_policy();
     auto load_tile = [&](int stage) {
         const int grp = ld.kc * pl.warps + warp, g = qchunks == 1 ? grp : grp / qchunks;
         const int *table = a.block_tables + (size_t)ld.s * a.max_blocks_per_seq;
@@ -296,8 +347,8 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
             for (int i = 0; i < PA_TILE / RPI; i++) {
                 const int r = i * RPI + lrow, n = tok0 + r < ld.ctx ? 16 : 0; // past the context: zeros
                 const size_t step = (size_t)i * RPI * row_stride;
-                cp_async16(dst + swz<D>(r, lch), kr + step, n);
-                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), vr + step, n);
+                cp_async16(dst + swz<D>(r, lch), kr + step, n, pol);
+                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), vr + step, n, pol);
             }
         } else { // small blocks: a table entry per row
 #pragma unroll
@@ -305,11 +356,47 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                 const int r = i * RPI + lrow, tok = tok0 + r;
                 const bool ok = tok < ld.ctx;
                 const size_t row = ok ? ((size_t)__ldg(table + (tok >> pl.log2_bs)) << pl.log2_bs) + (tok & bs_mask) : 0;
-                cp_async16(dst + swz<D>(r, lch), a.k_cache + row * row_stride + lane_off, ok ? 16 : 0);
-                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), a.v_cache + row * row_stride + lane_off, ok ? 16 : 0);
+                cp_async16(dst + swz<D>(r, lch), a.k_cache + row * row_stride + lane_off, ok ? 16 : 0, pol);
+                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), a.v_cache + row * row_stride + lane_off, ok ? 16 : 0, pol);
             }
         }
     };
+    uint32_t qa[D / 16][4];
+    float acc[D / 8][4];
+    float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
+    int h0 = 0;
+    // A new (sequence, group): its query heads as the A operand (rows >= hpc zero), an empty
+    // accumulator.
+    auto begin_segment = [&](const pa_cursor &cur) {
+        const int grp = cur.kc * pl.warps + warp;
+        h0 = (grp / qchunks) * G + (grp % qchunks) * pl.hpc;
+        const __half *q = a.q + ((size_t)cur.s * a.num_heads + h0) * D;
+#ifdef PA_KNOB_NOQ
+        const bool lo = false, hi = false;
+#else
+        const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
+#endif
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            const int col = kk * 16 + 2 * tq;
+            qa[kk][0] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col) : 0u;
+            qa[kk][1] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col) : 0u;
+            qa[kk][2] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col + 8) : 0u;
+            qa[kk][3] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col + 8) : 0u;
+        }
+#pragma unroll
+        for (int n = 0; n < D / 8; n++)
+            acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+        m_lo = m_hi = -INFINITY;
+        l_lo = l_hi = 0.f;
+    };
+#ifdef PA_KNOB_QFIRST
+    if (n_my > 0) // before the first tiles: q's loads are not queued behind every CTA's copies
+        begin_segment(first);
+    bool seg_new = false;
+#else
+    bool seg_new = true;
+#endif
 #pragma unroll
     for (int k = 0; k < PA_STAGES - 1; k++) {
         if (k < n_my) {
@@ -321,11 +408,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     int st_load = PA_STAGES - 1, st_use = 0; // ring slots of the next load and of the tile computed
 
     pa_cursor cu = first; // the tile being computed
-    uint32_t qa[D / 16][4];
-    float acc[D / 8][4];
-    float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
-    bool seg_new = true, seg_whole = first.t == 0, first_seg = true;
-    int h0 = 0;
+    bool seg_whole = first.t == 0, first_seg = true;
     for (int k = 0; k < n_my; k++) {
         if (k + PA_STAGES - 1 < n_my) {
             load_tile(st_load);
@@ -333,31 +416,17 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         }
         cp_async_commit();
         st_load = st_load == PA_STAGES - 1 ? 0 : st_load + 1;
-        if (seg_new) { // a new (sequence, group): its query heads as the A operand, rows >= hpc zero
-            const int grp = cu.kc * pl.warps + warp;
-            h0 = (grp / qchunks) * G + (grp % qchunks) * pl.hpc;
-            const __half *q = a.q + ((size_t)cu.s * a.num_heads + h0) * D;
-            const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
-#pragma unroll
-            for (int kk = 0; kk < D / 16; kk++) {
-                const int col = kk * 16 + 2 * tq;
-                qa[kk][0] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col) : 0u;
-                qa[kk][1] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col) : 0u;
-                qa[kk][2] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col + 8) : 0u;
-                qa[kk][3] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col + 8) : 0u;
-            }
-#pragma unroll
-            for (int n = 0; n < D / 8; n++)
-                acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
-            m_lo = m_hi = -INFINITY;
-            l_lo = l_hi = 0.f;
+        if (seg_new) {
+            begin_segment(cu);
             seg_new = false;
         }
         cp_async_wait<PA_STAGES - 1>();
         __syncwarp();
+        PA_MARK(2);
         const uint32_t sk = ring_s + st_use * STAGE, sv = sk + PA_TILE * D * 2;
         st_use = st_use == PA_STAGES - 1 ? 0 : st_use + 1;
 
+#ifndef PA_KNOB_NOCOMPUTE
         // S = Q K^T: s0 holds tokens 0-7 of the tile, s1 tokens 8-15
         float s0[4] = {0.f, 0.f, 0.f, 0.f}, s1[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
@@ -420,7 +489,9 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
             mma_16816(acc[2 * dp], pa, b[0], b[1]);
             mma_16816(acc[2 * dp + 1], pa, b[2], b[3]);
         }
+#endif
         __syncwarp(); // every lane is done with this stage before it is refilled
+        PA_MARK(3);
 
         // end of a segment (the group's last tile, or the CTA's): the output, or a partial
         const bool group_end = cu.t == cu.ntile - 1;
@@ -430,7 +501,80 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                 l_lo += __shfl_xor_sync(0xffffffffu, l_lo, off);
                 l_hi += __shfl_xor_sync(0xffffffffu, l_hi, off);
             }
-            if (seg_whole && group_end) {
+            bool write_out = seg_whole && group_end;
+#ifdef PA_KNOB_NOSTORE
+            write_out = false;
+            if (false)
+#endif
+            if (!write_out) { // a group cut by CTA boundaries: CTAs first..last hold a piece each
+                const long long gstart = u0 + k - cu.t, gend = gstart + cu.ntile;
+                const int first = (int)(((gstart + 1) * grid - 1) / U), last = (int)((gend * grid - 1) / U);
+                const int ncon = last - first + 1, first_slot = gstart == first * U / grid ? 0 : 1;
+                unsigned long long *counter = pl.arrived + (size_t)first * pl.warps + warp;
+                // The others count themselves in once their partial is visible. When all of them
+                // have, this warp merges theirs into its registers and leaves nothing behind;
+                // otherwise it leaves its partial, counts itself in, and the last one in merges.
+                int others_in = 0;
+#ifdef PA_KNOB_NOMERGE
+                if (true) {} else
+#endif
+                if (!pl.wide_merge && lane == 0)
+                    others_in = arrivals(ld_acquire(counter), pl.epoch);
+                others_in = __shfl_sync(0xffffffffu, others_in, 0);
+                if (others_in == ncon - 1 && !pl.wide_merge) {
+                    write_out = true;
+                } else {
+                    const size_t pi = ((size_t)(c * 2 + (first_seg ? 0 : 1)) * pl.warps + warp) * pl.hpc;
+                    float *o = pl.po + pi * D + 2 * tq;
+#pragma unroll
+                    for (int n = 0; n < D / 8; n++) {
+#ifdef PA_KNOB_NOPO
+                        break;
+#endif
+#ifdef PA_KNOB_STORE_MID_ONLY
+                        if (!first_seg) break;
+#endif
+#ifdef PA_KNOB_STORE_END_ONLY
+                        if (first_seg) break;
+#endif
+                        if (gr < pl.hpc)
+                            *reinterpret_cast<float2 *>(o + gr * D + n * 8) = make_float2(acc[n][0], acc[n][1]);
+                        if (gr + 8 < pl.hpc)
+                            *reinterpret_cast<float2 *>(o + (gr + 8) * D + n * 8) = make_float2(acc[n][2], acc[n][3]);
+                    }
+#ifndef PA_KNOB_NOPM
+                    if (tq == 0 && gr < pl.hpc)
+                        pl.pml[pi + gr] = make_float2(m_lo, l_lo);
+                    if (tq == 0 && gr + 8 < pl.hpc)
+                        pl.pml[pi + gr + 8] = make_float2(m_hi, l_hi);
+#endif
+                    if (pl.wide_merge) { // the CTA where the group begins leaves a note for the merge kernel
+                        if (first == c && lane == 0) {
+                            pa_wide &wd = pl.wide[(size_t)first * pl.warps + warp];
+                            wd.first_slot = first_slot;
+                            wd.ncon = ncon;
+                            wd.out_row = (size_t)cu.s * a.num_heads + h0;
+                            wd.epoch = pl.epoch;
+                        }
+                    } else
+#ifdef PA_KNOB_NOMERGE
+                    if (false)
+#endif
+                    {
+                        __threadfence(); // our partial is visible before we are counted
+                        __syncwarp();
+                        int in = 0;
+                        if (lane == 0) {
+                            in = count_in(counter, pl.epoch);
+                            __threadfence();
+                        }
+                        write_out = __shfl_sync(0xffffffffu, in, 0) == ncon;
+                    }
+                }
+                if (write_out)
+                    pa_fold_partials<D>(pl, first, first_slot, ncon, c, warp, gr, tq, acc, m_lo, m_hi, l_lo, l_hi);
+            }
+            if (write_out) {
                 __half *o = a.out + ((size_t)cu.s * a.num_heads + h0) * D + 2 * tq;
                 const float r_lo = 1.f / l_lo, r_hi = 1.f / l_hi;
 #pragma unroll
@@ -441,56 +585,6 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                         *reinterpret_cast<__half2 *>(o + (gr + 8) * D + n * 8) =
                             __floats2half2_rn(acc[n][2] * r_hi, acc[n][3] * r_hi);
                 }
-            } else {
-                const size_t pi = ((size_t)(c * 2 + (first_seg ? 0 : 1)) * pl.warps + warp) * pl.hpc;
-                float *o = pl.po + pi * D + 2 * tq;
-#pragma unroll
-                for (int n = 0; n < D / 8; n++) {
-                    if (gr < pl.hpc)
-                        *reinterpret_cast<float2 *>(o + gr * D + n * 8) = make_float2(acc[n][0], acc[n][1]);
-                    if (gr + 8 < pl.hpc)
-                        *reinterpret_cast<float2 *>(o + (gr + 8) * D + n * 8) = make_float2(acc[n][2], acc[n][3]);
-                }
-                if (tq == 0 && gr < pl.hpc) {
-                    pl.pm[pi + gr] = m_lo;
-                    pl.pl[pi + gr] = l_lo;
-                }
-                if (tq == 0 && gr + 8 < pl.hpc) {
-                    pl.pm[pi + gr + 8] = m_hi;
-                    pl.pl[pi + gr + 8] = l_hi;
-                }
-                const long long gstart = u0 + k - cu.t, gend = gstart + cu.ntile;
-                const int first = (int)(((gstart + 1) * grid - 1) / U), last = (int)((gend * grid - 1) / U);
-                const int ncon = last - first + 1, first_slot = gstart == first * U / grid ? 0 : 1;
-                if (pl.wide_merge) { // the CTA where the group begins leaves a note for the merge kernel
-                    if (first == c && lane == 0) {
-                        pa_wide &wd = pl.wide[(size_t)first * pl.warps + warp];
-                        wd.first_slot = first_slot;
-                        wd.ncon = ncon;
-                        wd.out_row = (size_t)cu.s * a.num_heads + h0;
-                        wd.epoch = pl.epoch;
-                    }
-                } else { // count ourselves in; the last CTA to leave its partial merges the group
-                    __threadfence(); // our partial is visible before we are counted
-                    __syncwarp();
-                    unsigned long long now = 0;
-                    if (lane == 0) {
-                        unsigned long long *w = pl.arrived + (size_t)first * pl.warps + warp;
-                        unsigned long long old = *reinterpret_cast<volatile unsigned long long *>(w);
-                        for (;;) { // (epoch << 16) | count; a stale epoch counts as 0
-                            now = (old >> 16) == pl.epoch ? old + 1 : (pl.epoch << 16) | 1ull;
-                            const unsigned long long seen = atomicCAS(w, old, now);
-                            if (seen == old)
-                                break;
-                            old = seen;
-                        }
-                        __threadfence();
-                    }
-                    now = __shfl_sync(0xffffffffu, now, 0);
-                    if ((int)(now & 0xffff) == ncon)
-                        pa_merge<D>(pl, first, first_slot, ncon, warp, lane,
-                                    a.out + ((size_t)cu.s * a.num_heads + h0) * D);
-                }
             }
             seg_new = true;
             seg_whole = true; // the next segment starts at a group's first tile
@@ -499,6 +593,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         pa_advance(cu, a, nkc);
     }
     cp_async_wait<0>();
+    PA_MARK(4);
 }
 
 // ---- the wide merge: one CTA per (group cut at CTA first, head), 256 threads ----
@@ -533,18 +628,18 @@ __global__ void __launch_bounds__(256) pa_wide_merge_kernel(const pa_plan pl, __
     };
     float m = -INFINITY;
     for (int q = threadIdx.x; q < wd.ncon; q += 256)
-        m = fmaxf(m, pl.pm[row(q)]);
+        m = fmaxf(m, pl.pml[row(q)].x);
     const float M = block_reduce(m, true);
     float l = 0.f;
     for (int q = threadIdx.x; q < wd.ncon; q += 256)
-        l += pl.pl[row(q)] * exp2f(pl.pm[row(q)] - M);
+        l += pl.pml[row(q)].y * exp2f(pl.pml[row(q)].x - M);
     const float L = block_reduce(l, false);
     const int col = threadIdx.x % COLS, slice = threadIdx.x / COLS;
     float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll 4
     for (int q = slice; q < wd.ncon; q += SLICES) {
         const size_t r = row(q);
-        const float w = exp2f(pl.pm[r] - M);
+        const float w = exp2f(pl.pml[r].x - M);
         const float4 v = *reinterpret_cast<const float4 *>(pl.po + r * D + col * 4);
         o.x = fmaf(v.x, w, o.x);
         o.y = fmaf(v.y, w, o.y);
@@ -618,8 +713,7 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
     pl.arrived = scratch;
     pl.wide = reinterpret_cast<pa_wide *>(scratch + counters);
     pl.po = reinterpret_cast<float *>(pl.wide + counters);
-    pl.pm = pl.po + rows * D;
-    pl.pl = pl.pm + rows;
+    pl.pml = reinterpret_cast<float2 *>(pl.po + rows * D);
     // A sequence spans about grid / (sequences x chunks) CTAs. With few sequences a group is
     // cut into many partials: too many for one warp to merge at the end, and too many CTAs
     // contending for one counter. Then a second kernel merges them, many CTAs at once.

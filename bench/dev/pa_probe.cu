@@ -6,7 +6,9 @@
 //   gath*    a read of the same rows through the block table, nothing computed: a CTA per
 //            (partition, kv head) (gkvf*: kv heads side by side in the grid), or per
 //            partition with all kv heads (gall*: whole contiguous block rows)
-//   ldgsts   persistent CTAs with a cp.async ring per warp: the reference's loads alone
+//   ldg*     persistent CTAs with a cp.async ring per warp: the reference's loads alone (ldgsts),
+//            and with one change each (cache policy, prefetch hint, 2 stages, a spin per tile
+//            standing for the reference's arithmetic, its start-up scan)
 //   tma      persistent CTAs copying whole blocks with TMA bulk copies
 //   ref      the paged_attention of the file compiled in (-DPA_SRC="path")
 // each with a shuffled block table (as the lab's cases) and an identity one. The time at
@@ -14,6 +16,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/include -DPA_SRC='"../../reference/paged_attention.cu"' \
 //        bench/dev/pa_probe.cu -o build/pa_probe && build/pa_probe [KV_HEADS]
 //   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape)
+//   with -DPA_PROBE_TRACE: build/pa_probe_trace trace SEQS ... CTX (when each CTA's phases begin and end)
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
@@ -39,7 +42,42 @@ extern "C" void *cudalab_scratch(size_t bytes)
     return p;
 }
 
+// The trace build (-DPA_PROBE_TRACE, mode "trace"): lane 0 of each warp stamps the global
+// timer at the reference's PA_MARK points; per warp and point the first stamp (kept once, a
+// flag in shared memory) and the last (plain stores, no atomics: the trace costs a store per
+// tile and warp).
+#ifdef PA_PROBE_TRACE
+#define PA_TRACE_CTAS 4096
+#define PA_TRACE_POINTS 5 // entry, start-up scan done, tile data ready, tile computed, exit
+__device__ unsigned long long pa_trace[PA_TRACE_CTAS][8][PA_TRACE_POINTS][2];
+__device__ unsigned long long pa_flush_end;
+__shared__ unsigned pa_seen[8];
+__device__ __forceinline__ unsigned long long pa_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define PA_MARK(p)                                                                                                  \
+    do {                                                                                                            \
+        const unsigned w_ = threadIdx.x / 32;                                                                       \
+        if (threadIdx.x % 32 == 0 && blockIdx.x < PA_TRACE_CTAS && w_ < 8) {                                        \
+            const unsigned long long t_ = pa_now();                                                                 \
+            if ((p) == 0)                                                                                           \
+                pa_seen[w_] = 0;                                                                                    \
+            if (!(pa_seen[w_] & (1u << (p)))) {                                                                     \
+                pa_seen[w_] |= 1u << (p);                                                                           \
+                pa_trace[blockIdx.x][w_][p][0] = t_;                                                                \
+            }                                                                                                       \
+            pa_trace[blockIdx.x][w_][p][1] = t_;                                                                    \
+        }                                                                                                           \
+    } while (0)
+#endif
+
 #include PA_SRC
+#ifndef PA_MARK // a reference without the hook
+#define PA_MARK(p)
+#endif
 
 #define CK(x)                                                                                                       \
     do {                                                                                                            \
@@ -162,15 +200,43 @@ __global__ void gather_all_kernel(const paged_attention_args a, int part_tokens,
 
 __device__ __forceinline__ uint32_t sm32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
-// (a) per-warp cp.async rings, 3 stages of 8 KB: warp w copies kv head w's 16 rows.
+// (a) per-warp cp.async rings, STAGES stages of 8 KB: warp w copies kv head w's 16 rows.
+// Flags: LD_EVICT_FIRST (an L2 evict-first policy on the copies), LD_HINT256 (the L2::256B
+// prefetch-size hint), LD_SCAN (first a block scan of the context lengths, as the reference
+// does before its first copy), LD_SPIN (600 clocks of work per tile, about what the reference
+// computes: what a busy warp costs in bytes in flight).
+enum { LD_EVICT_FIRST = 1, LD_HINT256 = 2, LD_SCAN = 4, LD_SPIN = 8 };
+template <int STAGES, int FLAGS>
 __global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention_args a, int *sink)
 {
+    PA_MARK(0);
     extern __shared__ __align__(128) unsigned char sm[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, D = 128;
+    if (FLAGS & LD_SCAN) { // the reference's start: every thread reads lengths, a block sum
+        __shared__ int s_sum[8];
+        int v = threadIdx.x < a.num_seqs ? a.context_lens[threadIdx.x] : 0;
+        for (int off = 16; off > 0; off /= 2)
+            v += __shfl_xor_sync(0xffffffffu, v, off);
+        if (lane == 0)
+            s_sum[warp] = v;
+        __syncthreads();
+        if (s_sum[0] + s_sum[7] == 0x7fffffff)
+            *sink = 2;
+    }
     const long long tiles = a.max_blocks_per_seq, U = (long long)a.num_seqs * tiles; // block 16: tile = block
     const long long u0 = blockIdx.x * U / gridDim.x, u1 = (blockIdx.x + 1) * U / gridDim.x;
-    unsigned char *ring = sm + warp * 3 * 8192;
+    unsigned char *ring = sm + warp * STAGES * 8192;
     const size_t row_stride = (size_t)a.num_kv_heads * D;
+    uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+    auto cp = [&](uint32_t dst, const __half *src) {
+        if (FLAGS & LD_EVICT_FIRST)
+            asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "l"(pol));
+        else if (FLAGS & LD_HINT256)
+            asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+        else
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+    };
     auto load = [&](long long u, int st) {
         int seq = (int)(u / tiles), t = (int)(u % tiles);
         size_t row0 = (size_t)a.block_tables[(size_t)seq * a.max_blocks_per_seq + t] * 16 + lane / 16;
@@ -179,27 +245,35 @@ __global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention
         uint32_t dst = sm32(ring) + st * 8192 + lane * 16;
 #pragma unroll
         for (int i = 0; i < 8; i++) {
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + i * 512), "l"(kr + (size_t)i * 2 * row_stride));
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + 4096 + i * 512), "l"(vr + (size_t)i * 2 * row_stride));
+            cp(dst + i * 512, kr + (size_t)i * 2 * row_stride);
+            cp(dst + 4096 + i * 512, vr + (size_t)i * 2 * row_stride);
         }
     };
     uint32_t x = 0;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < STAGES - 1; k++) {
         if (u0 + k < u1)
             load(u0 + k, k);
         asm volatile("cp.async.commit_group;\n");
     }
     int st = 0;
     for (long long u = u0; u < u1; u++) {
-        if (u + 2 < u1)
-            load(u + 2, (st + 2) % 3);
+        if (u + STAGES - 1 < u1)
+            load(u + STAGES - 1, (st + STAGES - 1) % STAGES);
         asm volatile("cp.async.commit_group;\n");
-        asm volatile("cp.async.wait_group 2;\n");
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
         __syncwarp();
+        PA_MARK(2);
         x ^= *reinterpret_cast<uint32_t *>(ring + st * 8192 + lane * 4);
+        if (FLAGS & LD_SPIN) {
+            const long long t0 = clock64();
+            while (clock64() - t0 < 600)
+                x += (uint32_t)t0;
+        }
         __syncwarp();
-        st = st == 2 ? 0 : st + 1;
+        PA_MARK(3);
+        st = st == STAGES - 1 ? 0 : st + 1;
     }
+    PA_MARK(4);
     if (x == 0x12345678u)
         *sink = 1;
 }
@@ -355,10 +429,125 @@ static int one_shape(int S, int H, int KVH, int D, int BS, int T)
     return 0;
 }
 
+#ifdef PA_PROBE_TRACE
+__global__ void trace_reset_kernel()
+{
+    unsigned long long *t = &pa_trace[0][0][0][0];
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < sizeof pa_trace / 8; i += gridDim.x * blockDim.x)
+        t[i] = 0;
+}
+__global__ void flush_end_kernel() { pa_flush_end = pa_now(); } // runs once the flush is done
+
+// Runs fn 9 times after an L2 flush; for the run of median time, per PA_MARK point, the
+// spread over CTAs of their first and last stamps, in us after the flush kernel ended.
+template <class F> static void trace_phases(const char *what, F fn)
+{
+    static unsigned long long tr[PA_TRACE_CTAS][8][PA_TRACE_POINTS][2];
+    std::vector<std::pair<float, std::vector<unsigned long long>>> runs;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int r = 0; r < 9; r++) {
+        trace_reset_kernel<<<64, 256>>>();
+        read_stream_kernel<<<1024, 256>>>((const uint4 *)flush_buf, (256u << 20) / 16, sink);
+        flush_end_kernel<<<1, 1>>>();
+        CK(cudaEventRecord(e0));
+        fn();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        unsigned long long t0;
+        CK(cudaMemcpyFromSymbol(tr, pa_trace, sizeof tr));
+        CK(cudaMemcpyFromSymbol(&t0, pa_flush_end, sizeof t0));
+        std::vector<unsigned long long> flat(1, t0);
+        for (int c = 0; c < PA_TRACE_CTAS; c++) // per CTA: the first stamp of any warp, the last of any
+            for (int p = 0; p < PA_TRACE_POINTS; p++) {
+                unsigned long long lo = ~0ull, hi = 0;
+                for (int w = 0; w < 8; w++)
+                    if (tr[c][w][p][1]) {
+                        lo = std::min(lo, tr[c][w][p][0]);
+                        hi = std::max(hi, tr[c][w][p][1]);
+                    }
+                flat.push_back(hi ? lo : 0);
+                flat.push_back(hi);
+            }
+        runs.emplace_back(ms, std::move(flat));
+    }
+    std::sort(runs.begin(), runs.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    const auto &mid = runs[runs.size() / 2];
+    const unsigned long long t0 = mid.second[0];
+    const unsigned long long *t = mid.second.data() + 1;
+    printf("%s: event %.4f ms (median of 9 traced runs); us after the flush kernel ended\n", what, mid.first);
+    printf("  %-9s %5s | %8s %8s %8s | %8s %8s %8s\n", "point", "CTAs", "first:min", "med", "max", "last:min", "med", "max");
+    const char *names[PA_TRACE_POINTS] = {"entry", "scan", "data", "computed", "exit"};
+    std::vector<unsigned long long> all;
+    for (int p = 0; p < PA_TRACE_POINTS; p++) {
+        std::vector<double> lo, hi;
+        for (int c = 0; c < PA_TRACE_CTAS; c++) {
+            const unsigned long long a = t[(c * PA_TRACE_POINTS + p) * 2], b = t[(c * PA_TRACE_POINTS + p) * 2 + 1];
+            if (b == 0)
+                continue;
+            lo.push_back(((double)a - (double)t0) / 1e3);
+            hi.push_back(((double)b - (double)t0) / 1e3);
+            all.push_back(a);
+            all.push_back(b);
+        }
+        if (lo.empty())
+            continue;
+        std::sort(lo.begin(), lo.end());
+        std::sort(hi.begin(), hi.end());
+        printf("  %-9s %5zu | %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f\n", names[p], lo.size(), lo.front(), lo[lo.size() / 2],
+               lo.back(), hi.front(), hi[hi.size() / 2], hi.back());
+    }
+    // the CTAs that end last: when their last tile's data came, was computed, their warps left
+    std::vector<std::pair<double, int>> ends;
+    for (int c = 0; c < PA_TRACE_CTAS; c++)
+        if (t[(c * PA_TRACE_POINTS + 4) * 2 + 1])
+            ends.emplace_back(((double)t[(c * PA_TRACE_POINTS + 4) * 2 + 1] - (double)t0) / 1e3, c);
+    std::sort(ends.rbegin(), ends.rend());
+    printf("  last to end: CTA (last data, last computed, first exit, last exit)\n   ");
+    for (size_t i = 0; i < ends.size() && i < 6; i++) {
+        const int c = ends[i].second;
+        auto at = [&](int p, int w) { return ((double)t[(c * PA_TRACE_POINTS + p) * 2 + w] - (double)t0) / 1e3; };
+        printf(" %d (%.1f %.1f %.1f %.1f)", c, at(2, 1), at(3, 1), at(4, 0), at(4, 1));
+    }
+    printf("\n");
+    std::sort(all.begin(), all.end());
+    unsigned long long step = ~0ull;
+    for (size_t i = 1; i < all.size(); i++)
+        if (all[i] != all[i - 1])
+            step = std::min(step, all[i] - all[i - 1]);
+    printf("  (global timer: smallest step seen %llu ns)\n", step);
+}
+
+// pa_probe trace SEQS HEADS KV_HEADS DIM BLOCK CTX: the phases of the reference's CTAs (and,
+// on the bench's layout, of the load-only cp.async kernel's).
+static int trace_shape(int S, int H, int KVH, int D, int BS, int T)
+{
+    pa_batch b(S, H, KVH, D, BS, T, getenv("PA_PROBE_VARY") != nullptr);
+    const paged_attention_args &a = b.a;
+    char what[128];
+    snprintf(what, sizeof what, "ref, %d seqs x %d, %d / %d heads, dim %d, block %d", S, T, H, KVH, D, BS);
+    trace_phases(what, [&] { paged_attention(&a, 0); });
+    if (KVH == 8 && D == 128 && BS == 16 && !getenv("PA_PROBE_VARY")) {
+        int sms = 0;
+        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        cudaFuncSetAttribute(ldgsts_units_kernel<3, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * 3 * 8192);
+        trace_phases("ldgsts (loads only)", [&] { ldgsts_units_kernel<3, 0><<<sms, 256, 8 * 3 * 8192>>>(a, sink); });
+    }
+    return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     CK(cudaMalloc(&flush_buf, 256u << 20));
     CK(cudaMalloc(&sink, 4));
+#ifdef PA_PROBE_TRACE
+    if (argc == 8 && !strcmp(argv[1], "trace"))
+        return trace_shape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
+#endif
     if (argc == 8 && !strcmp(argv[1], "shape"))
         return one_shape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
     const int S = 64, H = 32, KVH = argc > 1 ? atoi(argv[1]) : 8, D = 128, BS = 16, log2_bs = 4;
@@ -368,6 +557,8 @@ int main(int argc, char **argv)
            BS);
     printf("%-6s %-8s %-7s %9s %9s\n", "ctx", "table", "what", "ms", "GB/s");
     for (int T : {2048, 4096, 8192}) {
+        if (getenv("PA_PROBE_CTX") && atoi(getenv("PA_PROBE_CTX")) != T)
+            continue;
         pa_batch b(S, H, KVH, D, BS, T, false);
         const paged_attention_args &a = b.a;
         const int nb = a.max_blocks_per_seq;
@@ -397,8 +588,17 @@ int main(int argc, char **argv)
                 row(nm, time_ms([&] { gather_all_kernel<<<dim3((T + part - 1) / part, 1, S), 512>>>(a, part, log2_bs, sink); }));
             }
             if (KVH == 8) {
-                cudaFuncSetAttribute(ldgsts_units_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * 3 * 8192);
-                row("ldgsts", time_ms([&] { ldgsts_units_kernel<<<prop.multiProcessorCount, 256, 8 * 3 * 8192>>>(a, sink); }));
+                auto ldg = [&](const char *nm, auto kernel, int stages) {
+                    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * stages * 8192);
+                    row(nm, time_ms([&] { kernel<<<prop.multiProcessorCount, 256, 8 * stages * 8192>>>(a, sink); }));
+                };
+                ldg("ldgsts", ldgsts_units_kernel<3, 0>, 3);
+                ldg("ldg256", ldgsts_units_kernel<3, LD_HINT256>, 3);
+                ldg("ldgevf", ldgsts_units_kernel<3, LD_EVICT_FIRST>, 3);
+                ldg("ldg2st", ldgsts_units_kernel<2, 0>, 2);
+                ldg("ldgspin", ldgsts_units_kernel<3, LD_SPIN>, 3);
+                ldg("ldgscan", ldgsts_units_kernel<3, LD_SCAN>, 3);
+                ldg("ldgall", ldgsts_units_kernel<3, LD_EVICT_FIRST | LD_SCAN | LD_SPIN>, 3);
                 cudaFuncSetAttribute(tma_units_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 3 * 65536);
                 row("tma", time_ms([&] { tma_units_kernel<<<prop.multiProcessorCount, 256, 3 * 65536>>>(a, sink); }));
             }
