@@ -13,10 +13,14 @@
 //   [c*U/grid, (c+1)*U/grid) of the U units, stream-K style: every CTA reads the same number
 //   of bytes, to within one unit. Fixed 512-token partitions (4096 CTAs of 4 warps for the
 //   bench shape: 15.5 waves) cost a tail and a second kernel to combine them: 4% (measured).
-// - A range that starts or ends inside a sequence leaves a partial result (max, sum,
-//   unnormalised output) in scratch, and counts itself in on a counter of that sequence;
-//   the last CTA to arrive merges the partials. The counters carry the call's epoch in
-//   their high bits, so a stale value counts as zero and nothing has to clear them.
+// - A range that starts or ends inside a sequence holds a piece of that group: a partial
+//   result (max, sum, unnormalised output). The warp finishing a piece first reads the
+//   group's counter: when every other piece is already in, it folds their partials into
+//   its registers and writes the output, leaving nothing behind (the usual case at the end
+//   of the kernel, where it saves a store, a fence and an atomic); otherwise it leaves its
+//   partial in scratch, counts itself in, and whoever is counted last merges. The counters
+//   carry the call's epoch in their high bits, so a stale value counts as zero and nothing
+//   has to clear them.
 // - Few sequences (a long context over few groups): every CTA cuts the same groups, so the
 //   partials are merged by a second, small kernel, many CTAs at once (pa_wide_merge_kernel),
 //   instead of by one warp after every CTA has contended for one counter.
@@ -29,7 +33,8 @@
 //   flight while tile k is computed; one table lookup per tile (blocks of 16 tokens or more);
 //   rows past the context are zero-filled (src-size 0): stale V rows times p = 0 could
 //   still be NaN. Address arithmetic is kept out of the per-row loop: it was half of all
-//   instructions in a first version.
+//   instructions in a first version. The copies carry an L2 evict-first policy: K and V are
+//   read once, so they leave L2 to q, the tables and the partials (0.8% faster, measured).
 // - Tensor Cores (mma.sync m16n8k16, fp16 in, fp32 accumulate), the group's query heads as
 //   the 16 rows: S = Q K^T for 16 tokens is 16 MMAs at head_dim 128, O += P V another 16;
 //   on CUDA cores the same is ~1000 FMAs and shuffles per 16 tokens.
@@ -68,11 +73,8 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p)
 // 16 bytes global -> shared, bypassing L1; src_bytes 0 writes zeros.
 __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, int src_bytes, uint64_t policy)
 {
-#ifdef PA_KNOB_EVICT
-    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(dst), "l"(src), "r"(src_bytes), "l"(policy));
-#else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-#endif
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(dst), "l"(src), "r"(src_bytes),
+                 "l"(policy));
 }
 // An L2 policy for data read once: its lines are the first to go, the rest of L2 (q, the
 // block tables, the partials) stays.
@@ -238,32 +240,10 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int nkc = pl.nkc, G = a.num_heads / a.num_kv_heads, qchunks = G / pl.hpc;
     PA_MARK(0);
-#ifdef PA_KNOB_PREFETCH
-    { // q and the block tables are small and read while K and V stream: ask L2 for them now
-        const size_t qlines = ((size_t)a.num_seqs * a.num_heads * D * 2 + 127) / 128;
-        const size_t tlines = ((size_t)a.num_seqs * a.max_blocks_per_seq * 4 + 127) / 128;
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < qlines + tlines; i += (size_t)gridDim.x * blockDim.x) {
-            const char *p = i < qlines ? reinterpret_cast<const char *>(a.q) + i * 128
-                                       : reinterpret_cast<const char *>(a.block_tables) + (i - qlines) * 128;
-            asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
-        }
-    }
-#endif
 
     // ---- this CTA's units: thread t sums the units of sequences [t*per, (t+1)*per), a block
     // scan gives U and each range's first unit, and the thread whose range holds the CTA's
     // first unit finds its sequence (all loads of context_lens in flight at once) ----
-#ifdef PA_KNOB_NOSCAN
-    if (threadIdx.x == 0) { // timing only: every length equal to the first
-        const long long per_seq = (long long)nkc * ((__ldg(a.context_lens) + PA_TILE - 1) / PA_TILE);
-        const long long U = per_seq * a.num_seqs, grid = min((long long)gridDim.x, U);
-        const long long u0 = blockIdx.x * U / grid;
-        s_info[0] = U;
-        s_info[1] = u0 / per_seq;
-        s_info[2] = (u0 / per_seq) * per_seq;
-    }
-    if (false)
-#endif
     {
         const int nt = blockDim.x, per = (a.num_seqs + nt - 1) / nt;
         const int sb = min((int)threadIdx.x * per, a.num_seqs), se = min(sb + per, a.num_seqs);
@@ -371,11 +351,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         const int grp = cur.kc * pl.warps + warp;
         h0 = (grp / qchunks) * G + (grp % qchunks) * pl.hpc;
         const __half *q = a.q + ((size_t)cur.s * a.num_heads + h0) * D;
-#ifdef PA_KNOB_NOQ
-        const bool lo = false, hi = false;
-#else
         const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
-#endif
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
             const int col = kk * 16 + 2 * tq;
@@ -390,13 +366,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         m_lo = m_hi = -INFINITY;
         l_lo = l_hi = 0.f;
     };
-#ifdef PA_KNOB_QFIRST
-    if (n_my > 0) // before the first tiles: q's loads are not queued behind every CTA's copies
-        begin_segment(first);
-    bool seg_new = false;
-#else
     bool seg_new = true;
-#endif
 #pragma unroll
     for (int k = 0; k < PA_STAGES - 1; k++) {
         if (k < n_my) {
@@ -426,7 +396,6 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         const uint32_t sk = ring_s + st_use * STAGE, sv = sk + PA_TILE * D * 2;
         st_use = st_use == PA_STAGES - 1 ? 0 : st_use + 1;
 
-#ifndef PA_KNOB_NOCOMPUTE
         // S = Q K^T: s0 holds tokens 0-7 of the tile, s1 tokens 8-15
         float s0[4] = {0.f, 0.f, 0.f, 0.f}, s1[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
@@ -489,7 +458,6 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
             mma_16816(acc[2 * dp], pa, b[0], b[1]);
             mma_16816(acc[2 * dp + 1], pa, b[2], b[3]);
         }
-#endif
         __syncwarp(); // every lane is done with this stage before it is refilled
         PA_MARK(3);
 
@@ -502,10 +470,6 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                 l_hi += __shfl_xor_sync(0xffffffffu, l_hi, off);
             }
             bool write_out = seg_whole && group_end;
-#ifdef PA_KNOB_NOSTORE
-            write_out = false;
-            if (false)
-#endif
             if (!write_out) { // a group cut by CTA boundaries: CTAs first..last hold a piece each
                 const long long gstart = u0 + k - cu.t, gend = gstart + cu.ntile;
                 const int first = (int)(((gstart + 1) * grid - 1) / U), last = (int)((gend * grid - 1) / U);
@@ -515,9 +479,6 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                 // have, this warp merges theirs into its registers and leaves nothing behind;
                 // otherwise it leaves its partial, counts itself in, and the last one in merges.
                 int others_in = 0;
-#ifdef PA_KNOB_NOMERGE
-                if (true) {} else
-#endif
                 if (!pl.wide_merge && lane == 0)
                     others_in = arrivals(ld_acquire(counter), pl.epoch);
                 others_in = __shfl_sync(0xffffffffu, others_in, 0);
@@ -528,26 +489,15 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                     float *o = pl.po + pi * D + 2 * tq;
 #pragma unroll
                     for (int n = 0; n < D / 8; n++) {
-#ifdef PA_KNOB_NOPO
-                        break;
-#endif
-#ifdef PA_KNOB_STORE_MID_ONLY
-                        if (!first_seg) break;
-#endif
-#ifdef PA_KNOB_STORE_END_ONLY
-                        if (first_seg) break;
-#endif
                         if (gr < pl.hpc)
                             *reinterpret_cast<float2 *>(o + gr * D + n * 8) = make_float2(acc[n][0], acc[n][1]);
                         if (gr + 8 < pl.hpc)
                             *reinterpret_cast<float2 *>(o + (gr + 8) * D + n * 8) = make_float2(acc[n][2], acc[n][3]);
                     }
-#ifndef PA_KNOB_NOPM
                     if (tq == 0 && gr < pl.hpc)
                         pl.pml[pi + gr] = make_float2(m_lo, l_lo);
                     if (tq == 0 && gr + 8 < pl.hpc)
                         pl.pml[pi + gr + 8] = make_float2(m_hi, l_hi);
-#endif
                     if (pl.wide_merge) { // the CTA where the group begins leaves a note for the merge kernel
                         if (first == c && lane == 0) {
                             pa_wide &wd = pl.wide[(size_t)first * pl.warps + warp];
@@ -556,11 +506,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
                             wd.out_row = (size_t)cu.s * a.num_heads + h0;
                             wd.epoch = pl.epoch;
                         }
-                    } else
-#ifdef PA_KNOB_NOMERGE
-                    if (false)
-#endif
-                    {
+                    } else {
                         __threadfence(); // our partial is visible before we are counted
                         __syncwarp();
                         int in = 0;
@@ -681,6 +627,31 @@ static int divisor_at_most(int n, int cap)
     return 1;
 }
 
+template <int D> static size_t kernel_smem(int warps)
+{
+    return (size_t)warps * warp_ring_bytes<D>() + (3 + PA_MAX_WARPS) * sizeof(long long);
+}
+
+// The persistent grid: as many CTAs of this many warps as are resident at once on the
+// current device. The queries cost microseconds of host time per call, so they are made once
+// per device and warp count (the opt-in to large shared memory covers the largest CTA).
+template <int D> static int resident_grid(int warps, size_t smem)
+{
+    static int grid_of[32][PA_MAX_WARPS + 1]; // 0: not asked yet
+    int dev = 0;
+    cudaGetDevice(&dev);
+    int *cached = dev < 32 ? &grid_of[dev][warps] : nullptr;
+    if (cached && *cached)
+        return *cached;
+    int sms = 0, per_sm = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaFuncSetAttribute(pa_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kernel_smem<D>(PA_MAX_WARPS));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pa_kernel<D>, warps * 32, smem);
+    if (cached)
+        *cached = sms * per_sm;
+    return sms * per_sm;
+}
+
 template <int D> static int launch(const paged_attention_args &a, int log2_bs, cudaStream_t stream)
 {
     pa_plan pl;
@@ -689,19 +660,12 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
     pl.warps = divisor_at_most(groups, PA_MAX_WARPS);
     pl.nkc = groups / pl.warps;
     pl.log2_bs = log2_bs;
-    const size_t smem = (size_t)pl.warps * warp_ring_bytes<D>() + (3 + PA_MAX_WARPS) * sizeof(long long);
-
-    // persistent grid: as many CTAs as are resident at once
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaFuncSetAttribute(pa_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pa_kernel<D>, pl.warps * 32, smem);
-    if (per_sm < 1) {
+    const size_t smem = kernel_smem<D>(pl.warps);
+    const int grid = resident_grid<D>(pl.warps, smem);
+    if (grid < 1) {
         fprintf(stderr, "paged_attention: the kernel does not fit on an SM (%zu bytes of shared memory)\n", smem);
         return -1;
     }
-    const int grid = sms * per_sm;
     const size_t rows = (size_t)grid * 2 * pl.warps * pl.hpc, counters = (size_t)grid * pl.warps;
     unsigned long long *scratch = (unsigned long long *)cudalab_scratch(
         counters * (sizeof(unsigned long long) + sizeof(pa_wide)) + rows * (D + 2) * sizeof(float));
