@@ -29,12 +29,12 @@
 //   at about the same time: together a contiguous 32 KB of a cache block (the rows of one kv
 //   head alone are 256 B every 2 KB).
 // Per warp:
-// - cp.async ring (STAGES tiles of K and V, 8 KB at head_dim 128): tiles k+1 and k+2 are in
-//   flight while tile k is computed; one table lookup per tile (blocks of 16 tokens or more);
-//   rows past the context are zero-filled (src-size 0): stale V rows times p = 0 could
-//   still be NaN. Address arithmetic is kept out of the per-row loop: it was half of all
-//   instructions in a first version. The copies carry an L2 evict-first policy: K and V are
-//   read once, so they leave L2 to q, the tables and the partials (0.8% faster, measured).
+// - cp.async ring (3 tiles of K and V of 8 KB at head_dim 128, 4 of 4 KB at 64): the next
+//   tiles are in flight while tile k is computed; one table lookup per tile (blocks of 16
+//   tokens or more); rows past the context are zero-filled (src-size 0): stale V rows times
+//   p = 0 could still be NaN. Address arithmetic is kept out of the per-row loop: it was
+//   half of all instructions in a first version. The copies carry an L2 evict-first policy:
+//   K and V are read once, so they leave L2 to q, the tables and the partials (0.8% faster).
 // - Tensor Cores (mma.sync m16n8k16, fp16 in, fp32 accumulate), the group's query heads as
 //   the 16 rows: S = Q K^T for 16 tokens is 16 MMAs at head_dim 128, O += P V another 16;
 //   on CUDA cores the same is ~1000 FMAs and shuffles per 16 tokens.
@@ -47,7 +47,7 @@
 // Precision: scores are exact fp16 products summed in fp32; p (<= 256) is rounded to fp16
 // for the P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
 // Measured on an H100 (docs/PERFORMANCE.md): 98.2% of the copy bandwidth on the bench shape;
-// SDPA (cuDNN) on contiguous K/V 100.7%, as fast as a kernel doing only these loads, the
+// SDPA (cuDNN) on contiguous K/V 100.6%, as fast as a kernel doing only these loads, the
 // start-up and a stand-in for the arithmetic.
 #include <cstdint>
 #include <cstdio>
@@ -57,9 +57,10 @@
 #define PA_MAX_WARPS 8 // groups (warps) per CTA
 #define PA_TILE 16     // tokens per unit: the N of Q K^T, the K of P V
 #define PA_LAZY 8.f    // log2 of the largest p before the reference maximum moves
-#ifndef PA_STAGES
-#define PA_STAGES 3 // tiles in a warp's cp.async ring
-#endif
+// Tiles in a warp's cp.async ring: 3 of 8 KB at head_dim 128 (192 KB of shared memory, one
+// CTA per SM); at head_dim 64 a tile is 4 KB and 4 stages (one CTA per SM) beat 3 (two CTAs
+// per SM, twice the cut sequences) by 7%, 2 and 6 by 5% and 3% (measured, H100).
+template <int D> __host__ __device__ constexpr int pa_stages() { return D == 64 ? 4 : 3; }
 #ifndef PA_MARK
 #define PA_MARK(point) // a no-op: bench/dev/pa_probe.cu's trace build times each CTA's phases here
 #endif
@@ -230,12 +231,12 @@ __device__ void pa_fold_partials(const pa_plan &pl, int first, int first_slot, i
     }
 }
 
-template <int D> __host__ __device__ constexpr int warp_ring_bytes() { return PA_STAGES * 2 * PA_TILE * D * 2; }
+template <int D> __host__ __device__ constexpr int warp_ring_bytes() { return pa_stages<D>() * 2 * PA_TILE * D * 2; }
 
 template <int D>
 __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_attention_args a, const pa_plan pl)
 {
-    constexpr int CPR = D / 8; // 16-byte chunks per row
+    constexpr int CPR = D / 8, STAGES = pa_stages<D>(); // 16-byte chunks per row, ring slots
     extern __shared__ __align__(128) unsigned char smem[];
     long long *s_info = reinterpret_cast<long long *>(smem + pl.warps * warp_ring_bytes<D>()); // U, first seq, its unit, scan
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -311,7 +312,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
 
     pa_cursor ld = first; // the next tile to load
     // Lane l copies 16-byte chunk l % CPR of rows l / CPR, l / CPR + RPI, ... of the tile.
-    constexpr int RPI = 32 / CPR, STAGE = 2 * PA_TILE * D * 2;
+    constexpr int RPI = 32 / CPR, STAGE_BYTES = 2 * PA_TILE * D * 2;
     const int lrow = lane / CPR, lch = lane % CPR;
     const uint32_t ring_s = smem_addr(ring);
     const uint64_t pol = evict_first_policy();
@@ -320,7 +321,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         const int *table = a.block_tables + (size_t)ld.s * a.max_blocks_per_seq;
         const size_t lane_off = (size_t)g * D + lch * 8;
         const int tok0 = ld.t * PA_TILE;
-        const uint32_t dst = ring_s + stage * STAGE;
+        const uint32_t dst = ring_s + stage * STAGE_BYTES;
         if (pl.log2_bs >= 4) { // the tile lies in one block: one table entry, rows one stride apart
             const size_t row0 = ((size_t)__ldg(table + (tok0 >> pl.log2_bs)) << pl.log2_bs) + (tok0 & bs_mask) + lrow;
             const __half *kr = a.k_cache + row0 * row_stride + lane_off, *vr = a.v_cache + row0 * row_stride + lane_off;
@@ -369,33 +370,33 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     };
     bool seg_new = true;
 #pragma unroll
-    for (int k = 0; k < PA_STAGES - 1; k++) {
+    for (int k = 0; k < STAGES - 1; k++) {
         if (k < n_my) {
             load_tile(k);
             pa_advance(ld, a, nkc);
         }
         cp_async_commit();
     }
-    int st_load = PA_STAGES - 1, st_use = 0; // ring slots of the next load and of the tile computed
+    int st_load = STAGES - 1, st_use = 0; // ring slots of the next load and of the tile computed
 
     pa_cursor cu = first; // the tile being computed
     bool seg_whole = first.t == 0, first_seg = true;
     for (int k = 0; k < n_my; k++) {
-        if (k + PA_STAGES - 1 < n_my) {
+        if (k + STAGES - 1 < n_my) {
             load_tile(st_load);
             pa_advance(ld, a, nkc);
         }
         cp_async_commit();
-        st_load = st_load == PA_STAGES - 1 ? 0 : st_load + 1;
+        st_load = st_load == STAGES - 1 ? 0 : st_load + 1;
         if (seg_new) {
             begin_segment(cu);
             seg_new = false;
         }
-        cp_async_wait<PA_STAGES - 1>();
+        cp_async_wait<STAGES - 1>();
         __syncwarp();
         PA_MARK(2);
-        const uint32_t sk = ring_s + st_use * STAGE, sv = sk + PA_TILE * D * 2;
-        st_use = st_use == PA_STAGES - 1 ? 0 : st_use + 1;
+        const uint32_t sk = ring_s + st_use * STAGE_BYTES, sv = sk + PA_TILE * D * 2;
+        st_use = st_use == STAGES - 1 ? 0 : st_use + 1;
 
         // S = Q K^T: s0 holds tokens 0-7 of the tile, s1 tokens 8-15
         float s0[4] = {0.f, 0.f, 0.f, 0.f}, s1[4] = {0.f, 0.f, 0.f, 0.f};

@@ -330,6 +330,21 @@ __global__ void __launch_bounds__(256) tma_units_kernel(const paged_attention_ar
 static void *flush_buf;
 static int *sink;
 
+// One timed run of fn: a 256 MB read evicts L2 and keeps the GPU busy while the host
+// enqueues the rest; after_flush runs between it and the start event.
+template <class F, class G> static float flushed_run_ms(cudaEvent_t e0, cudaEvent_t e1, F fn, G after_flush)
+{
+    read_stream_kernel<<<1024, 256>>>((const uint4 *)flush_buf, (256u << 20) / 16, sink);
+    after_flush();
+    CK(cudaEventRecord(e0));
+    fn();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms;
+}
+
 template <class F> static float time_ms(F fn)
 {
     cudaEvent_t e0, e1;
@@ -337,13 +352,7 @@ template <class F> static float time_ms(F fn)
     CK(cudaEventCreate(&e1));
     std::vector<float> t;
     for (int r = 0; r < 33; r++) {
-        read_stream_kernel<<<1024, 256>>>((const uint4 *)flush_buf, (256u << 20) / 16, sink); // evict L2, stay busy
-        CK(cudaEventRecord(e0));
-        fn();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const float ms = flushed_run_ms(e0, e1, fn, [] {});
         if (r >= 3)
             t.push_back(ms);
     }
@@ -449,14 +458,7 @@ template <class F> static void trace_phases(const char *what, F fn)
     CK(cudaEventCreate(&e1));
     for (int r = 0; r < 9; r++) {
         trace_reset_kernel<<<64, 256>>>();
-        read_stream_kernel<<<1024, 256>>>((const uint4 *)flush_buf, (256u << 20) / 16, sink);
-        flush_end_kernel<<<1, 1>>>();
-        CK(cudaEventRecord(e0));
-        fn();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const float ms = flushed_run_ms(e0, e1, fn, [] { flush_end_kernel<<<1, 1>>>(); });
         unsigned long long t0;
         CK(cudaMemcpyFromSymbol(tr, pa_trace, sizeof tr));
         CK(cudaMemcpyFromSymbol(&t0, pa_flush_end, sizeof t0));
