@@ -16,13 +16,9 @@ set -u -o pipefail
 n=${1:-12}
 lab=${2:-reduce}
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-cudalab=${CUDALAB:-$root/build/cudalab}
-out=${OUT:-$root/bench-out}
-mkdir -p "$out"
-export CUDALAB_HOME=${CUDALAB_HOME:-$root}
-export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/cudalab-bench-cache}
-export XDG_DATA_HOME=${XDG_DATA_HOME:-/tmp/cudalab-bench-data}
+# shellcheck source=bench/env.sh
+source "$here/env.sh"
+bench_env
 export NO_COLOR=1
 
 if ! "$cudalab" --version >/dev/null 2>&1; then

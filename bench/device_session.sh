@@ -11,12 +11,9 @@
 #   sanitize LAB,...   cudalab test LAB --reference --sanitize
 #   submit LAB         time of `cudalab submit LAB --reference` with an empty build cache
 set -u -o pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-/tmp/device-out}
-mkdir -p "$out" /work
-[[ $root == /work/main ]] || ln -sfn "$root" /work/main
-cd /work/main
-export CUDALAB_HOME=/work/main XDG_CACHE_HOME=/tmp/cl-cache XDG_DATA_HOME=/tmp/cl-data NO_COLOR=1 PYTHONUNBUFFERED=1
+# shellcheck source=bench/env.sh
+source "$(dirname "$0")/env.sh"
+device_env /tmp/device-out || exit 2
 cl=build/cudalab
 log() { echo "[$(date +%T)] $*"; }
 $cl device --json > "$out/device.json" || { echo "no GPU"; exit 3; }

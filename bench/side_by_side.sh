@@ -8,13 +8,9 @@
 # $OUT (or ./bench-out) and prints a markdown table (bench/table.py).
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-cudalab=${CUDALAB:-$root/build/cudalab}
-out=${OUT:-$root/bench-out}
-mkdir -p "$out"
-export CUDALAB_HOME=${CUDALAB_HOME:-$root}
-export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/cudalab-bench-cache}
-export XDG_DATA_HOME=${XDG_DATA_HOME:-/tmp/cudalab-bench-data}
+# shellcheck source=bench/env.sh
+source "$here/env.sh"
+bench_env
 export PYTHONUNBUFFERED=1
 
 "$cudalab" device --json > "$out/device.json" || { echo "no GPU: nothing to measure"; exit 3; }

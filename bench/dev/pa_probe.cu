@@ -124,21 +124,15 @@ __global__ void read_stream_kernel(const uint4 *a, size_t n, int *sink)
         *sink = 1;
 }
 
-// The rows paged_attention must read, read and nothing else: CTA per (partition, kv head, seq).
-// KV_FAST: grid (kv head, partition, seq) instead of (partition, kv head, seq).
-template <bool KV_FAST>
-__global__ void gather_kernel(const paged_attention_args a, int part_tokens, int log2_bs, int *sink)
+// Reads (and xors into sink, so nothing is optimised away) tokens [start, end) of sequence
+// seq through its block table: of each K and V token slot (slot_chunks 16-byte chunks), the
+// chunks [col0, col0 + chunks); 4 chunks of K and 4 of V in flight per thread.
+__device__ void gather_rows(const paged_attention_args &a, int seq, int start, int end, int slot_chunks, int col0,
+                            int chunks, int log2_bs, int *sink)
 {
-    const int D = a.head_dim, cpr = D / 8;
-    const int seq = blockIdx.z, g = KV_FAST ? blockIdx.x : blockIdx.y, start = (KV_FAST ? blockIdx.y : blockIdx.x) * part_tokens;
-    const int ctx = a.context_lens[seq];
-    if (start >= ctx)
-        return;
-    const int end = min(start + part_tokens, ctx);
     const int *table = a.block_tables + (size_t)seq * a.max_blocks_per_seq;
-    const size_t row_stride = (size_t)a.num_kv_heads * D;
     uint32_t x = 0;
-    const int n = (end - start) * cpr;
+    const int n = (end - start) * chunks;
     for (int base = threadIdx.x; base < n; base += 4 * blockDim.x) {
         uint4 v[8];
 #pragma unroll
@@ -146,9 +140,9 @@ __global__ void gather_kernel(const paged_attention_args a, int part_tokens, int
             int id = base + u * blockDim.x;
             v[2 * u] = v[2 * u + 1] = make_uint4(0, 0, 0, 0);
             if (id < n) {
-                int tok = start + id / cpr;
+                int tok = start + id / chunks;
                 size_t row = ((size_t)table[tok >> log2_bs] << log2_bs) + (tok & ((1 << log2_bs) - 1));
-                size_t off = row * row_stride + (size_t)g * D + (id % cpr) * 8;
+                size_t off = (row * slot_chunks + col0 + id % chunks) * 8;
                 v[2 * u] = __ldcs(reinterpret_cast<const uint4 *>(a.k_cache + off));
                 v[2 * u + 1] = __ldcs(reinterpret_cast<const uint4 *>(a.v_cache + off));
             }
@@ -161,38 +155,26 @@ __global__ void gather_kernel(const paged_attention_args a, int part_tokens, int
         *sink = 1;
 }
 
+// The rows paged_attention must read, read and nothing else: CTA per (partition, kv head, seq).
+// KV_FAST: grid (kv head, partition, seq) instead of (partition, kv head, seq).
+template <bool KV_FAST>
+__global__ void gather_kernel(const paged_attention_args a, int part_tokens, int log2_bs, int *sink)
+{
+    const int cpr = a.head_dim / 8;
+    const int seq = blockIdx.z, g = KV_FAST ? blockIdx.x : blockIdx.y, start = (KV_FAST ? blockIdx.y : blockIdx.x) * part_tokens;
+    const int ctx = a.context_lens[seq];
+    if (start < ctx)
+        gather_rows(a, seq, start, min(start + part_tokens, ctx), a.num_kv_heads * cpr, g * cpr, cpr, log2_bs, sink);
+}
+
 // All kv heads of a partition in one CTA: a block's rows are one contiguous range.
 __global__ void gather_all_kernel(const paged_attention_args a, int part_tokens, int log2_bs, int *sink)
 {
-    const int row_chunks = a.num_kv_heads * a.head_dim / 8; // 16-byte chunks per token slot
+    const int slot_chunks = a.num_kv_heads * a.head_dim / 8; // 16-byte chunks per token slot
     const int seq = blockIdx.z, start = blockIdx.x * part_tokens;
     const int ctx = a.context_lens[seq];
-    if (start >= ctx)
-        return;
-    const int end = min(start + part_tokens, ctx);
-    const int *table = a.block_tables + (size_t)seq * a.max_blocks_per_seq;
-    uint32_t x = 0;
-    const int n = (end - start) * row_chunks;
-    for (int base = threadIdx.x; base < n; base += 4 * blockDim.x) {
-        uint4 v[8];
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            int id = base + u * blockDim.x;
-            v[2 * u] = v[2 * u + 1] = make_uint4(0, 0, 0, 0);
-            if (id < n) {
-                int tok = start + id / row_chunks;
-                size_t row = ((size_t)table[tok >> log2_bs] << log2_bs) + (tok & ((1 << log2_bs) - 1));
-                size_t off = row * row_chunks * 8 + (size_t)(id % row_chunks) * 8;
-                v[2 * u] = __ldcs(reinterpret_cast<const uint4 *>(a.k_cache + off));
-                v[2 * u + 1] = __ldcs(reinterpret_cast<const uint4 *>(a.v_cache + off));
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < 8; u++)
-            x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-    }
-    if (x == 0x12345678u)
-        *sink = 1;
+    if (start < ctx)
+        gather_rows(a, seq, start, min(start + part_tokens, ctx), slot_chunks, 0, slot_chunks, log2_bs, sink);
 }
 
 // ---- load mechanisms for a persistent CTA that owns U/grid units of (seq, 16 tokens, all kv

@@ -6,7 +6,7 @@
 #     -DPA_SRC='"../../reference/paged_attention.cu"' bench/dev/pa_probe.cu -o build/probe/pa_probe
 # Results under $OUT (docs/PERFORMANCE.md, "paged_attention, third pass").
 set -u
-O=${OUT:-/tmp/pa-session}; P=build/probe
+export OUT=${OUT:-/tmp/pa-session}; O=$OUT; P=build/probe
 mkdir -p "$O"
 bash bench/device_session.sh suite paged side paged_attention
 echo "== probe shapes"

@@ -12,12 +12,9 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${OUT:-/tmp/gpu-out}
-mkdir -p "$out" /work
-[[ $root == /work/main ]] || ln -sfn "$root" /work/main
-cd /work/main
-export CUDALAB_HOME=/work/main XDG_CACHE_HOME=/tmp/cl-cache XDG_DATA_HOME=/tmp/cl-data NO_COLOR=1 PYTHONUNBUFFERED=1
+# shellcheck source=bench/env.sh
+source "$(dirname "$0")/../../bench/env.sh"
+device_env /tmp/gpu-out || exit 2
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$out/gpu.txt"
 build/cudalab device --json > "$out/device.json" && python3 -c 'import json;d=json.load(open("'"$out"'/device.json"));print("copy", round(d["copy_gbps"]), "GB/s; kernel", round(d.get("copy_kernel_gbps",0)), "; memcpy", round(d["memcpy_gbps"]), "; cuBLAS", round(d["fp16_tflops"]))'
 (cd build && ctest -L gpu -R "$regex" --output-on-failure --timeout 400 2>&1) > "$out/ctest.txt"
