@@ -23,6 +23,7 @@ typedef struct cl_engine_opts {
     uint64_t seed;
     int do_tests, do_bench;
     int quick;          /* sanitizer runs: correctness cases marked sanitize only */
+    int plan;           /* only size the bench cases and report their dimensions (no solution) */
     const char **only;  /* case names to run (NULL-terminated), or NULL for all */
     void (*after_load)(void *ctx); /* called once the solution is loaded (the libraries' baseline) */
     void (*after_call)(void *ctx); /* called after every call (libraries loaded since) */

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "grader/timing_kernels.cuh"
@@ -26,6 +27,9 @@ static cudaStream_t g_stream;
 static cudaEvent_t g_e0, g_e1;
 static CUdeviceptr g_go, g_done;
 static int g_device;
+
+__global__ void exec_spin(unsigned long long ns);
+__global__ void exec_copy(float4 *dst, const float4 *src, size_t n4);
 
 static int cuda_err(cudaError_t e, const char *what, char *err, size_t n)
 {
@@ -64,6 +68,12 @@ extern "C" int xb_init(char *name, size_t n, char *err, size_t errn)
     RT(cudaEventCreate(&g_e0), "cudaEventCreate");
     RT(cudaEventCreate(&g_e1), "cudaEventCreate");
     g_device = 0;
+    // launch this process's own kernels once now: a first launch may set up resources
+    // (local memory) with a device-wide wait, which would never end behind a waiting stream
+    exec_spin<<<1, 1, 0, g_stream>>>(1000);
+    exec_copy<<<1, 32, 0, g_stream>>>(NULL, NULL, 0);
+    RT(cudaGetLastError(), "warming up");
+    RT(cudaStreamSynchronize(g_stream), "warming up");
     return 0;
 }
 
@@ -117,10 +127,13 @@ extern "C" void xb_unmap(void *ptr, size_t bytes)
 
 extern "C" int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn)
 {
-    return map_fd(fd, bytes, id == CL_MAP_GO, id == CL_MAP_GO ? &g_go : &g_done, err, errn);
+    int ro = id == CL_MAP_GO && !getenv("CUDALAB_TEST_GO_RW");
+    return map_fd(fd, bytes, ro, id == CL_MAP_GO ? &g_go : &g_done, err, errn);
 }
 
-extern "C" int xb_gated(void) { return 1; }
+// gated once the judge has sent its words; without them (CUDALAB_UNGATED on the judge's
+// side) a call waits for LM_GO on the socket and is bracketed by the judge's host clock
+extern "C" int xb_gated(void) { return g_go != 0 && g_done != 0; }
 extern "C" void *xb_stream(void) { return (void *)g_stream; }
 
 __global__ void exec_spin(unsigned long long ns)
@@ -132,6 +145,8 @@ __global__ void exec_spin(unsigned long long ns)
 
 extern "C" int xb_arm(uint64_t k, char *err, size_t errn)
 {
+    if (!xb_gated())
+        return 0;
     CU(cuStreamWaitValue32((CUstream)g_stream, g_go, (cuuint32_t)k, CU_STREAM_WAIT_VALUE_GEQ), "waiting for go");
     exec_spin<<<1, 1, 0, g_stream>>>(SPIN_NS);
     RT(cudaGetLastError(), "spin kernel");
@@ -141,6 +156,13 @@ extern "C" int xb_arm(uint64_t k, char *err, size_t errn)
 
 extern "C" int xb_call(uint64_t k, void (*fn)(void *), void *ctx, char *err, size_t errn)
 {
+    if (!xb_gated()) {
+        exec_spin<<<1, 1, 0, g_stream>>>(SPIN_NS);
+        RT(cudaEventRecord(g_e0, g_stream), "cudaEventRecord");
+        fn(ctx);
+        RT(cudaEventRecord(g_e1, g_stream), "cudaEventRecord after the call");
+        return 0;
+    }
     fn(ctx);
     RT(cudaEventRecord(g_e1, g_stream), "cudaEventRecord after the call");
     CU(cuStreamWriteValue32((CUstream)g_stream, g_done, (cuuint32_t)k, CU_STREAM_WRITE_VALUE_DEFAULT),

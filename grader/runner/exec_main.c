@@ -325,13 +325,16 @@ int main(int argc, char **argv)
                 if (cl_lm_recv(g_sock, &go, NULL, -1) || go.type != LM_GO || go.k != m.k)
                     _exit(0);
             }
+            cl_lm_trace("exec", "call %llu armed", (unsigned long long)m.k);
             int rc = xb_call(m.k, do_call, &c, err, sizeof err);
+            cl_lm_trace("exec", "call %llu made (%d)", (unsigned long long)m.k, rc);
             if (rc) {
                 reply(LM_DONE, CL_DS_CUDA_ERROR, m.k, 0, err);
                 break;
             }
             double ev = 0;
             int st = xb_finish(&ev, err, sizeof err);
+            cl_lm_trace("exec", "call %llu finished (%d) %.4f ms %s", (unsigned long long)m.k, st, ev, err);
             reply(LM_DONE, st, m.k, ev, err);
             if (st == CL_DS_FATAL)
                 _exit(5);

@@ -29,7 +29,8 @@ static char **exec_env(void)
     static const char *keep[] = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH",
                                  "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_CACHE_PATH",
                                  "CUDA_CACHE_DISABLE", "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES",
-                                 "NVIDIA_DRIVER_CAPABILITIES", NULL};
+                                 "NVIDIA_DRIVER_CAPABILITIES", "CUDALAB_TRACE", NULL};
+    /* (CUDA_MODULE_LOADING is set below, whatever the caller's) */
     static char *env[32];
     int n = 0;
     for (const char **k = keep; *k && n < 31; k++) {
@@ -41,6 +42,9 @@ static char **exec_env(void)
         if (env[n])
             snprintf(env[n++], len, "%s=%s", *k, v);
     }
+    /* every module loaded up front: a kernel loaded lazily while the stream waits for go, or
+     * while the judge's sentinel spins, can deadlock the context */
+    env[n++] = strdup("CUDA_MODULE_LOADING=EAGER");
     /* the CPU test suite's fixtures find their scratch files through CUDALAB_TEST_*; cudalab
      * itself never puts anything there */
     extern char **environ;
@@ -269,10 +273,16 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
     m.k = k;
     m.builtin = builtin;
     m.args = *a;
+    cl_lm_trace("judge", "call %llu sent", (unsigned long long)k);
     if (cl_lm_send(l->sock, &m, -1))
         return call_failed_early(l, &m, -1, msg, n);
     cl_lmsg r;
-    int rc = cl_lm_recv(l->sock, &r, NULL, -1);
+    int rc = cl_lm_recv(l->sock, &r, NULL, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
+    if (rc == -2) {
+        snprintf(msg, n, "the solution's process did not arm call %llu within %.0f s", (unsigned long long)k,
+                 timeout_s);
+        return CL_CALL_TIMEOUT;
+    }
     if (rc || r.type != LM_ARMED || r.k != k)
         return call_failed_early(l, &r, rc, msg, n);
     if (!l->gated) {
@@ -303,8 +313,16 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
         return CL_CALL_OK;
     }
     /* the GPU: the exec's stream waits for go >= k; the judge prepares, stamps, opens */
-    if (be_sentinel_start() || (prepare && prepare(ctx)) || be_go(k) || be_wait_done(k) ||
-        (snapshot && snapshot(ctx)) || be_sentinel_end()) {
+    cl_lm_trace("judge", "call %llu armed", (unsigned long long)k);
+    int brc = be_sentinel_start();
+    cl_lm_trace("judge", "sentinel started (%d)", brc);
+    brc = brc || (prepare && prepare(ctx));
+    cl_lm_trace("judge", "prepared (%d)", brc);
+    brc = brc || be_go(k);
+    cl_lm_trace("judge", "go (%d)", brc);
+    brc = brc || be_wait_done(k) || (snapshot && snapshot(ctx)) || be_sentinel_end();
+    cl_lm_trace("judge", "wait+snapshot enqueued (%d)", brc);
+    if (brc) {
         snprintf(msg, n, "%s", be_error());
         be_unblock(k);
         return CL_CALL_JUDGE_ERR;
@@ -312,6 +330,8 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
     alive_ctx ac = {l, {0}, 0, 0};
     int timed_out = 0;
     rc = be_settle(timeout_s, exec_alive, &ac, &t->bracket_ms, &t->gap_us, &timed_out);
+    cl_lm_trace("judge", "settled rc %d early %d eof %d bracket %.4f ms gap %.2f us", rc, ac.have_early, ac.eof,
+                t->bracket_ms, t->gap_us);
     if (ac.have_early || ac.eof) {
         be_unblock(k);
         if (ac.have_early && ac.early.type == LM_DONE && ac.early.status == CL_DS_OK && ac.early.k == k) {
@@ -339,6 +359,38 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
         return call_failed_early(l, &r, rc, msg, n);
     t->ev_ms = r.ev_ms;
     return CL_CALL_OK;
+}
+
+int cl_link_selftest(cl_link *l, char *msg, size_t n)
+{
+    void *p[2] = {NULL, NULL};
+    size_t bytes[2] = {0, 0};
+    int rc = -1;
+    for (int i = 0; i < 2; i++) {
+        int fd;
+        if (be_share_alloc(&p[i], 4096, &bytes[i], &fd)) {
+            snprintf(msg, n, "%s", be_error());
+            goto out;
+        }
+        int m = cl_link_map(l, i, fd, bytes[i], i == 1, msg, n);
+        close(fd);
+        if (m)
+            goto out;
+    }
+    cl_args a;
+    memset(&a, 0, sizeof a);
+    a.n = 3;
+    a.a[0] = (cl_arg){CL_ARG_PTR, 0, 0, 0, 0};
+    a.a[1] = (cl_arg){CL_ARG_PTR, 1, 0, 0, 0};
+    a.a[2] = (cl_arg){CL_ARG_I64, 0, 0, 4096, 0};
+    cl_call_timing t;
+    rc = cl_link_call(l, &a, 1, 5.0, NULL, NULL, NULL, &t, msg, n) == CL_CALL_OK ? 0 : -1;
+    if (!rc)
+        rc = cl_link_unmap_all(l, msg, n);
+out:
+    for (int i = 0; i < 2; i++)
+        be_share_free(p[i], bytes[i]);
+    return rc;
 }
 
 void cl_link_stop(cl_link *l)

@@ -2,6 +2,10 @@
 #include "link_proto.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -91,4 +95,21 @@ int cl_lm_recv(int sock, cl_lmsg *m, int *fd, int timeout_ms)
     if (fd)
         *fd = got_fd;
     return 0;
+}
+
+void cl_lm_trace(const char *who, const char *fmt, ...)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("CUDALAB_TRACE") != NULL;
+    if (!on)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[%ld.%06ld %s] %s\n", (long)ts.tv_sec, ts.tv_nsec / 1000, who, buf);
 }

@@ -52,6 +52,9 @@ typedef struct cl_lmsg {
     cl_args args;
 } cl_lmsg;
 
+/* CUDALAB_TRACE=1: each side prints the protocol's steps with a timestamp on stderr. */
+void cl_lm_trace(const char *who, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Sends m (and fd when >= 0). 0 or -1. */
 int cl_lm_send(int sock, const cl_lmsg *m, int fd);
 /* Receives one message (and a descriptor into *fd, -1 when none; fd may be NULL to close

@@ -609,6 +609,28 @@ typedef struct yardstick {
     int self; /* the solution is the reference: its own medians are the ratio's base */
 } yardstick;
 
+/* The bench cases' dimensions, from the judge's plan mode (no solution is loaded). */
+static void plan_shapes(grader *g, const char *so, yardstick *y)
+{
+    run_out ro;
+    if (run_runner(g, so, "plan", 0, NULL, NULL, "sizing the cases of", &ro))
+        return;
+    size_t i;
+    json_t *c;
+    json_array_foreach(ro.cases, i, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        json_t *d = json_object_get(json_object_get(c, "bench"), "dims");
+        if (!name || y->n >= CL_MAX_CASES)
+            continue;
+        int k = y->n++;
+        snprintf(y->name[k], sizeof y->name[k], "%s", name);
+        y->ndims[k] = json_array_size(d) == 3 ? 3 : 0;
+        for (int j = 0; j < y->ndims[k]; j++)
+            y->dims[k][j] = (long long)json_integer_value(json_array_get(d, (size_t)j));
+    }
+    run_out_free(&ro);
+}
+
 static void time_reference(grader *g, yardstick *y)
 {
     char ref_src[CL_PATH_MAX];
@@ -617,8 +639,7 @@ static void time_reference(grader *g, yardstick *y)
         return;
     if (same_file(ref_src, g->o->solution)) { /* the reference against itself */
         y->self = 1;
-        if (g->lab.ceiling != CL_CEIL_CUBLAS)
-            return;
+        return;
     }
     progress(g, "compiling the reference");
     cl_compile_opts co = {ref_src, g->o->arch, g->lab.arch_suffix, g->lab.nvcc_flags, 0, g->o->runner ? NULL : &g->gpu};
@@ -636,15 +657,11 @@ static void time_reference(grader *g, yardstick *y)
             const char *name = json_string_value(json_object_get(c, "name"));
             const char *st = json_string_value(json_object_get(c, "status"));
             json_t *b = json_object_get(c, "bench");
-            if (!name || !st || strcmp(st, "pass") || !b || y->n >= CL_MAX_CASES)
+            if (!name || !st || strcmp(st, "pass") || !b)
                 continue;
-            int k = y->n++;
-            snprintf(y->name[k], sizeof y->name[k], "%s", name);
-            y->ref_ms[k] = jnum(b, "median_ms");
-            json_t *d = json_object_get(b, "dims");
-            y->ndims[k] = json_array_size(d) == 3 ? 3 : 0;
-            for (int j = 0; j < y->ndims[k]; j++)
-                y->dims[k][j] = (long long)json_integer_value(json_array_get(d, (size_t)j));
+            for (int k = 0; k < y->n; k++)
+                if (!strcmp(y->name[k], name))
+                    y->ref_ms[k] = jnum(b, "median_ms");
         }
         run_out_free(&ro);
     }
@@ -685,7 +702,7 @@ static void apply_yardsticks(grader *g, const yardstick *y)
             c->ref_ms = c->median_ms;
         for (int k = 0; k < y->n; k++)
             if (!strcmp(y->name[k], c->name)) {
-                if (!y->self)
+                if (!y->self && y->ref_ms[k] > 0)
                     c->ref_ms = y->ref_ms[k];
                 if (y->cublas_tflops[k] > 0)
                     c->ceiling = y->cublas_tflops[k];
@@ -812,7 +829,8 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
         }
         r->copy_gbps = ceil.copy_gbps;
         r->fp16_tflops = ceil.fp16_tflops;
-        if (!o->no_reference || g.lab.ceiling == CL_CEIL_CUBLAS)
+        plan_shapes(&g, so, &y);
+        if (!o->no_reference)
             time_reference(&g, &y);
         if (g.lab.ceiling == CL_CEIL_CUBLAS)
             cublas_ceilings(&g, &y);
