@@ -7,7 +7,8 @@ Fails (exit 1) when:
   - a folder docs/architecture.md names (`path/` in backticks) does not exist;
   - a top-level folder of the tree is not named in docs/architecture.md's folder table,
     or not listed in the README's Layout section;
-  - a bench/ path named in any markdown file of the tree does not exist;
+  - a bench/ path named in any markdown file of the tree does not exist (history
+    references, `COMMIT:bench/...`, are allowed);
   - a lab's ladder step is not linked from that lab's README (English and Chinese).
 """
 import os
@@ -59,7 +60,7 @@ def main():
 
     for md in markdown_files(root):
         text = open(md, encoding="utf-8", errors="replace").read()
-        for path in set(re.findall(r"(?<![\w/.])(bench/[A-Za-z0-9_./<>-]*[A-Za-z0-9_/])", text)):
+        for path in set(re.findall(r"(?<![\w/.:])(bench/[A-Za-z0-9_./<>-]*[A-Za-z0-9_/])", text)):
             if "<" in path:  # a pattern such as bench/results/<date>/
                 continue
             if not os.path.exists(os.path.join(root, path)):
