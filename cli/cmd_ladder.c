@@ -99,7 +99,7 @@ static void print_table(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladd
            D, Z);
 }
 
-static void print_json(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder *l, const step_row *rows)
+static json_t *ladder_json(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder *l, const step_row *rows)
 {
     json_t *steps = json_array();
     for (int i = 0; i < l->n; i++) {
@@ -115,12 +115,20 @@ static void print_json(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladde
                               s->message);
         json_array_append_new(steps, j);
     }
-    json_t *root = json_pack("{s:s, s:s, s:s, s:o}", "lab", lab->name, "gpu", gpu->name, "ceiling",
-                             cl_ceiling_name(lab->ceiling), "steps", steps);
-    char *text = json_dumps(root, JSON_INDENT(2));
-    puts(text);
-    free(text);
-    json_decref(root);
+    return json_pack("{s:s, s:s, s:s, s:o}", "lab", lab->name, "gpu", gpu->name, "ceiling",
+                     cl_ceiling_name(lab->ceiling), "steps", steps);
+}
+
+/* Keeps the run for `cudalab hint` (which step a student's speed matches on this machine). */
+static void save_for_hint(const char *lab, json_t *j)
+{
+    char path[4096], dir[4096];
+    cl_err err;
+    if (cl_ladder_cache_path(lab, path, sizeof path))
+        return;
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    if (cl_mkdirs(dir, &err) || json_dump_file(j, path, JSON_INDENT(2)))
+        fprintf(stderr, "cudalab ladder: could not keep the result in %s\n", path);
 }
 
 static int run_ladder(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder *l, int json)
@@ -141,10 +149,16 @@ static int run_ladder(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder
             rows[i].speedup = rows[i - 1].geo_ms / rows[i].geo_ms;
     }
     if (rc == 0) {
-        if (json)
-            print_json(lab, gpu, l, rows);
-        else
+        json_t *j = ladder_json(lab, gpu, l, rows);
+        save_for_hint(lab->name, j);
+        if (json) {
+            char *text = json_dumps(j, JSON_INDENT(2));
+            puts(text);
+            free(text);
+        } else {
             print_table(lab, gpu, l, rows);
+        }
+        json_decref(j);
         rc = failures ? 1 : 0;
     }
     for (int i = 0; i < l->n; i++) {

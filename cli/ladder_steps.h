@@ -4,6 +4,9 @@
 #ifndef CUDALAB_LADDER_STEPS_H
 #define CUDALAB_LADDER_STEPS_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 #include "err.h"
 
 typedef struct cl_ladder {
@@ -16,5 +19,12 @@ typedef struct cl_ladder {
  * and returns 0; -1 only when the folder cannot be read. */
 int cl_ladder_load(const char *home, const char *lab, cl_ladder *l, cl_err *err);
 void cl_ladder_free(cl_ladder *l);
+
+/* Where `cudalab ladder LAB` keeps its last run's JSON (under the cache directory). */
+int cl_ladder_cache_path(const char *lab, char *out, size_t n);
+/* One line for `cudalab hint`: the step after the one the student's best measured
+ * fraction matches (from the progress database and the cached ladder run); nothing when
+ * the lab has no ladder. zh: print in Chinese. */
+void cl_ladder_hint(const char *home, const char *lab, int zh, FILE *f);
 
 #endif
