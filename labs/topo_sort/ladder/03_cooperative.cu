@@ -69,6 +69,7 @@ __global__ void __launch_bounds__(THREADS)
 
     volatile int *vplaced = placed;
     int head = 0, tail = *vplaced;
+    grid.sync(); // everyone has read the first tail before level 0 appends
     const int lane = threadIdx.x & 31, sub = lane % GROUP, groups_per_warp = 32 / GROUP;
     const int64_t warp_id = tid / 32, nwarps = nthreads / 32;
     while (head < tail) {
