@@ -42,14 +42,14 @@ static void usage(FILE *f)
 }
 
 /* Grades one step and fills its row (the timings from r's bench cases). */
-static int grade_step(const cl_lab *lab, const char *path, step_row *row, cl_err *err)
+static int grade_step(const cl_lab *lab, const char *path, int json, step_row *row, cl_err *err)
 {
     cl_grade_opts o = {0};
     o.lab = lab->name;
     o.solution = path;
     o.test = o.bench = 1;
     o.no_reference = lab->ceiling != CL_CEIL_REFERENCE; /* the reference is the ceiling only there */
-    o.progress = cl_cli_progress;
+    o.progress = json ? NULL : cl_cli_progress; /* as the other commands: no progress line with --json */
     cl_result r;
     if (cl_grade(&o, &r, err))
         return -1;
@@ -137,7 +137,7 @@ static int run_ladder(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder
     int failures = 0, rc = 0;
     for (int i = 0; i < l->n; i++) {
         cl_err err;
-        if (grade_step(lab, l->paths[i], &rows[i], &err)) {
+        if (grade_step(lab, l->paths[i], json, &rows[i], &err)) {
             cl_progress_clear();
             fprintf(stderr, "cudalab ladder: %s: %s\n", l->names[i], err.msg);
             rc = 2;
