@@ -23,9 +23,18 @@ def top_level_folders(root):
         files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True,
                                check=True).stdout.split("\n")
         names = {f.split("/")[0] for f in files if "/" in f}
-    except (OSError, subprocess.CalledProcessError):
-        names = {n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n))
-                 and n != ".git" and not n.startswith("build")}
+    except (OSError, subprocess.CalledProcessError):  # a copy without .git: skip what git ignores
+        ignored = set()
+        try:
+            for line in open(os.path.join(root, ".gitignore"), encoding="utf-8"):
+                m = re.match(r"^/([^*/\s]+)/?\s*$", line)
+                if m:
+                    ignored.add(m.group(1))
+        except OSError:
+            pass
+        names = {n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n)) and n != ".git"
+                 and n not in ignored and not n.startswith("build")
+                 and not os.path.exists(os.path.join(root, n, "CMakeCache.txt"))}
     return sorted(n for n in names if os.path.isdir(os.path.join(root, n)))
 
 
