@@ -7,8 +7,11 @@ Runs `cudalab ladder LAB --json` once and checks that every step is correct and 
 each step is faster than the one before it (speed-up > 1: the geometric mean over the
 bench cases of the previous step's median time over this one's, from the same run).
 Exits 77 (ctest: SKIPPED) when no GPU is visible, 0 when both hold, 1 otherwise.
+With CUDALAB_LADDER_OUT=DIR in the environment, the JSON is also kept as DIR/ladder_LAB.json
+(bench/ladder_table.py turns those files into PERFORMANCE.md's table).
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -30,6 +33,11 @@ def main() -> int:
     except json.JSONDecodeError:
         print(f"cudalab ladder {lab} exited {run.returncode} without JSON:\n{run.stdout}\n{run.stderr}")
         return 1
+    keep = os.environ.get("CUDALAB_LADDER_OUT")
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        with open(os.path.join(keep, f"ladder_{lab}.json"), "w", encoding="utf-8") as f:
+            f.write(run.stdout)
     problems = []
     for i, step in enumerate(report["steps"]):
         speedup = step.get("speedup")
