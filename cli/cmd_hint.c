@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "grader/labconf.h"
 #include "grader/workspace.h"
+#include "ladder_steps.h"
 #include "lang.h"
 #include "paths.h"
 #include "term.h"
@@ -60,6 +61,7 @@ int cmd_hint(int argc, char **argv)
     }
     if (to > lab.nhints || from < 1) {
         printf("%s has %d hints%s.\n", lab.name, lab.nhints, use_ws && !want ? ", and you have seen them all" : "");
+        cl_ladder_hint(cl_home_dir(), lab.name, !strcmp(lang, "zh"), stdout);
         cl_lab_free(&lab);
         return 0;
     }
@@ -72,6 +74,7 @@ int cmd_hint(int argc, char **argv)
         if (cl_workspace_save(&ws, &err))
             fprintf(stderr, "cudalab hint: %s\n", err.msg);
     }
+    cl_ladder_hint(cl_home_dir(), lab.name, !strcmp(lang, "zh"), stdout);
     cl_lab_free(&lab);
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "grader/labconf.h"
+#include "lint_abi.h"
 #include "paths.h"
 #include "questions/bank.h"
 #include "questions/family.h"
@@ -103,6 +104,7 @@ int cmd_lint(int argc, char **argv)
     if (labs) {
         lint_ctx lctx = {0};
         cl_lab_lint_all(cl_home_dir(), report, &lctx);
+        cl_lint_abi(cl_home_dir(), report, &lctx); /* lab.yaml signatures = cudalab_lab.h */
         lab_problems = lctx.problems;
         ctx.problems += lctx.problems;
     }

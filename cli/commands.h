@@ -20,6 +20,7 @@ int cmd_test(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_tour(int argc, char **argv);
+int cmd_ladder(int argc, char **argv);
 /* questions */
 int cmd_quiz(int argc, char **argv);
 int cmd_review(int argc, char **argv);

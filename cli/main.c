@@ -17,6 +17,7 @@ const cl_command cl_commands[] = {
     {"test", "compile and check correctness", cmd_test},
     {"bench", "measure performance against this GPU's ceilings", cmd_bench},
     {"submit", "test + bench, score it and record it in your progress", cmd_submit},
+    {"ladder", "grade every step of a lab's ladder on this GPU: verdict, speed-up", cmd_ladder},
     {"quiz", "practise theory questions", cmd_quiz},
     {"review", "spaced review of what you got wrong", cmd_review},
     {"interview", "a timed mock interview with a scorecard", cmd_interview},
