@@ -3,7 +3,8 @@
  *   cudalab test   [LAB] [FILE] [--reference|--skeleton] [--seed N] [--arch sm_XY]
  *                  [--sanitize] [--json] [--junit FILE] [--verbose]
  *   cudalab bench  ... [--no-reference]
- *   cudalab submit ...        (test + bench, scored, recorded in the progress database)
+ *   cudalab submit ...        (test + bench, scored)
+ * Every test, bench and submit is recorded in the progress database (cudalab log).
  *   cudalab compile [LAB] [FILE] [--arch sm_XY]
  */
 #include "cli_grade.h"
@@ -102,33 +103,24 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     if (!json) {
         o.progress = cl_cli_progress;
     }
-    cl_result r;
+    /* the source as it is graded, for the history (read before grading: an editor may save
+     * again while it runs) */
+    char *source = NULL;
+    size_t source_len = 0;
     cl_err err;
+    if (mode != CL_MODE_COMPILE && cl_read_file(t.solution, CL_HISTORY_SOURCE_MAX, &source, &source_len, &err))
+        source = NULL; /* cl_grade says what is wrong with the file */
+    cl_result r;
     if (cl_grade(&o, &r, &err)) {
+        free(source);
         cl_progress_clear();
         fprintf(stderr, "cudalab %s: %s\n", cmd, err.msg);
         return 2;
     }
     cl_progress_clear();
     int code = cl_cli_exit_code(&r);
-    if (mode == CL_MODE_SUBMIT && r.verdict != CL_V_ERROR && r.verdict != CL_V_NO_DEVICE) {
-        sqlite3 *db;
-        if (cl_db_open(NULL, &db, &err) || cl_progress_record(db, &r, "submit", &err))
-            fprintf(stderr, "cudalab %s: could not record the result: %s\n", cmd, err.msg);
-        cl_db_close(db);
-        /* the report next to the work, when there is a workspace */
-        if (t.workspace[0]) {
-            char dir[CL_PATH_MAX], path[CL_PATH_MAX + 64];
-            snprintf(dir, sizeof dir, "%s/.cudalab/reports", t.workspace);
-            if (cl_mkdirs(dir, &err) == 0) {
-                snprintf(path, sizeof path, "%s/%lld.json", dir, (long long)time(NULL));
-                json_t *j = cl_result_to_json(&r);
-                if (json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && !json)
-                    fprintf(stderr, "%sreport: %s%s\n", cl_c(stderr, CL_DIM), path, cl_c0(stderr));
-                json_decref(j);
-            }
-        }
-    }
+    if (mode != CL_MODE_COMPILE && !reference && !skeleton) /* the student's own work only */
+        cl_cli_record(&r, cmd, source, source_len, t.workspace, mode == CL_MODE_SUBMIT, json);
     if (junit) {
         const cl_result *rs[] = {&r};
         if (cl_report_junit(rs, NULL, 1, junit, &err))
@@ -139,5 +131,6 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     else
         cl_report_text(&r, stdout, verbose);
     cl_result_free(&r);
+    free(source);
     return code;
 }

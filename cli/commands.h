@@ -20,6 +20,10 @@ int cmd_test(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_tour(int argc, char **argv);
+/* the learner's loop (history) */
+int cmd_log(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_progress(int argc, char **argv);
 /* questions */
 int cmd_quiz(int argc, char **argv);
 int cmd_review(int argc, char **argv);

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""learner_test.py: end-to-end tests of the learner's loop, running `cudalab` as a process:
+the history (log, compare, progress; migration, a damaged database, concurrent writers),
+watch, the installed tree, remote grading over ssh and Slurm, and the profile summary.
+
+Solutions are plain-C solutions of the self-test lab (tests/fixtures/solutions/*.c, built
+as .so files) graded through the host-backend runner, so everything runs without a GPU.
+
+usage: learner_test.py --cudalab BIN --runner BIN --solutions DIR --source DIR --build DIR TEST
+Exit 0 pass, 1 fail, 77 skipped (a tool is missing: the reason is printed).
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+A = None
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def tmpdir(tag):
+    return tempfile.mkdtemp(prefix=f"cudalab-learner-{tag}-", dir="/tmp")
+
+
+def sol(name):
+    return os.path.join(A.solutions, name + ".so")
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class Env:
+    """A private progress database and cache, the fixture labs as home."""
+
+    def __init__(self, tag):
+        self.dir = tmpdir(tag)
+        self.db = os.path.join(self.dir, "progress.db")
+        self.env = dict(os.environ)
+        self.env.update({
+            "CUDALAB_HOME": os.path.join(A.source, "tests", "fixtures", "home"),
+            "CUDALAB_DB": self.db,
+            "XDG_CACHE_HOME": os.path.join(self.dir, "cache"),
+            "XDG_DATA_HOME": os.path.join(self.dir, "data"),
+            "NO_COLOR": "1",
+        })
+
+    def workspace(self, solution="wrong", lab="selftest"):
+        """A workspace whose solution is a prebuilt .so (the host runner loads it)."""
+        ws = os.path.join(self.dir, "ws")
+        os.makedirs(os.path.join(ws, ".cudalab"), exist_ok=True)
+        with open(os.path.join(ws, ".cudalab", "lab.json"), "w") as f:
+            json.dump({"lab": lab, "solution": "sol.so", "hints_shown": 0}, f)
+        self.put_solution(ws, solution)
+        return ws
+
+    def put_solution(self, ws, solution):
+        """Replaces the solution the way an editor saves: write a new file, rename it over."""
+        tmp = os.path.join(ws, ".sol.so.tmp")
+        shutil.copyfile(sol(solution), tmp)
+        os.replace(tmp, os.path.join(ws, "sol.so"))
+
+    def run(self, *args, cwd=None, timeout=120, env=None, input=None):
+        e = dict(self.env)
+        e.update(env or {})
+        p = subprocess.run([A.cudalab, *args], cwd=cwd or self.dir, env=e, capture_output=True, text=True,
+                           timeout=timeout, input=input)
+        return p
+
+    def grade(self, cmd, ws, *extra):
+        return self.run(cmd, "--runner", A.runner, *extra, cwd=ws)
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def expect(p, rc, what):
+    check(p.returncode == rc, f"{what}: exit {p.returncode}, wanted {rc}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+
+
+# ---------------------------------------------------------------- history
+
+def test_history():
+    """test, bench and submit are each recorded with verdict, cases, seed and source hash;
+    log, compare and progress show them, in text and JSON."""
+    e = Env("history")
+    try:
+        ws = e.workspace("wrong")
+        p = e.grade("test", ws)
+        expect(p, 1, "test of a wrong solution")
+        check("attempt 1 recorded" in p.stderr, f"test did not say it recorded the attempt: {p.stderr}")
+        e.put_solution(ws, "good")
+        expect(e.grade("bench", ws), 0, "bench of a good solution")
+        p = e.grade("submit", ws, "--seed", "1234", "--json")
+        expect(p, 0, "submit --json")
+        submitted = json.loads(p.stdout)
+
+        p = e.run("log", "--json", cwd=ws)
+        expect(p, 0, "log --json")
+        rows = json.loads(p.stdout)
+        check([r["mode"] for r in rows] == ["submit", "bench", "test"], f"modes, newest first: {rows}")
+        check([r["id"] for r in rows] == [3, 2, 1], f"ids: {rows}")
+        check(rows[2]["verdict"] == "wrong" and rows[2]["passed"] == 1 and rows[2]["total"] == 3, f"test row: {rows[2]}")
+        check(rows[0]["seed"] == 1234 and submitted["seed"] == 1234, f"seed kept: {rows[0]}")
+        check(rows[2]["source_sha256"] == sha256(sol("wrong")), "the test's source hash is the wrong solution's")
+        check(rows[0]["source_sha256"] == sha256(sol("good")), "the submit's source hash is the good solution's")
+        # per-case figures are kept: the report of the bench has its bench case's median
+        with sqlite3.connect(e.db) as c:
+            rep = json.loads(c.execute("SELECT report FROM lab_attempts WHERE id = 2").fetchone()[0])
+            srcs = c.execute("SELECT COUNT(*) FROM lab_sources").fetchone()[0]
+        bench = [x for x in rep["cases"] if x["kind"] == "bench"]
+        check(bench and bench[0]["bench"]["median_ms"] > 0, f"bench figures in the report: {rep['cases']}")
+        check(srcs == 2, f"two distinct sources stored once each, got {srcs}")
+
+        p = e.run("log", cwd=ws)
+        expect(p, 0, "log")
+        lines = [l for l in p.stdout.splitlines() if l.strip()]
+        check(len(lines) == 4 and "submit" in lines[1] and "wrong" in lines[3] and "1/3" in lines[3],
+              f"log text: {p.stdout}")
+        check(sha256(sol("wrong"))[:12] in lines[3], "log shows the source hash")
+        p = e.run("log", "--limit", "1", "--json", cwd=ws)
+        check(len(json.loads(p.stdout)) == 1, "--limit 1")
+        expect(e.run("log", "--limit", "zero"), 2, "log --limit junk")
+        p = e.run("log", "reduce")
+        expect(p, 0, "log of a lab never tried")
+        check("no attempts at reduce" in p.stdout, p.stdout)
+
+        p = e.run("compare", "1", "2", "--json")
+        expect(p, 0, "compare --json")
+        cmp = json.loads(p.stdout)
+        changes = {c["name"]: c["change"] for c in cmp["cases"]}
+        check(changes == {"n=1": "same", "n=100": "fixed", "n=5000": "fixed", "n=2^20": "only in b"},
+              f"per-case changes: {changes}")
+        check(cmp["source_changed"] is True, "the source changed between 1 and 2")
+        p = e.run("compare", "2", "3")
+        expect(p, 0, "compare text")
+        check("n=2^20" in p.stdout and " ms" in p.stdout and "source: the same in both" in p.stdout, p.stdout)
+        p = e.run("compare", cwd=ws)  # the last two of the workspace's lab
+        expect(p, 0, "compare without arguments in a workspace")
+        check("a attempt 2" in p.stdout and "b attempt 3" in p.stdout, p.stdout)
+        p = e.run("compare", "1", "99")
+        expect(p, 2, "compare with an unknown attempt")
+        check("no attempt 99" in p.stderr, p.stderr)
+        expect(e.run("compare", "1"), 2, "compare with one attempt")
+        expect(e.run("compare", "x", "2"), 2, "compare with junk")
+
+        p = e.run("progress", "--json")
+        expect(p, 0, "progress --json")
+        prog = json.loads(p.stdout)
+        st = [l for l in prog["labs"] if l["lab"] == "selftest"][0]
+        check((st["tests"], st["benches"], st["submits"]) == (1, 1, 1), f"selftest counts: {st}")
+        check(st["best_score"] == 60 and st["max_score"] == 100, f"best submit score: {st}")
+        check(prog["review"] == {"cards": 0, "due": 0, "next_due": None}, f"review queue: {prog['review']}")
+        other = [l for l in prog["labs"] if l["lab"] == "reduce"][0]
+        check(other["last_verdict"] is None and other["tests"] == 0, f"untried lab: {other}")
+        p = e.run("progress")
+        expect(p, 0, "progress")
+        check("selftest" in p.stdout and "Review queue: empty" in p.stdout and "1 of" in p.stdout, p.stdout)
+    finally:
+        e.cleanup()
+
+
+def test_history_diff():
+    """compare shows the unified diff of two kept sources."""
+    e = Env("diff")
+    try:
+        ws = e.workspace("wrong")
+        expect(e.grade("test", ws), 1, "test")
+        with sqlite3.connect(e.db) as c:
+            report = c.execute("SELECT report FROM lab_attempts WHERE id = 1").fetchone()[0]
+            for text in ("y[i] = a * x[i];\nreturn;\n", "y[i] = a * x[i] + 1;\nreturn;\n"):
+                h = hashlib.sha256(text.encode()).hexdigest()
+                c.execute("INSERT INTO lab_sources (sha256, bytes, text) VALUES (?,?,?)", (h, len(text), text.encode()))
+                c.execute("INSERT INTO lab_attempts (lab, mode, verdict, score, max_score, seed, created_at, report,"
+                          " source_sha256) VALUES ('selftest','test','wrong',20,100,1,1,?,?)", (report, h))
+        p = e.run("compare", "2", "3")
+        expect(p, 0, "compare")
+        check("-y[i] = a * x[i];" in p.stdout and "+y[i] = a * x[i] + 1;" in p.stdout and "--- attempt 2" in p.stdout,
+              f"unified diff: {p.stdout}")
+        p = e.run("compare", "2", "3", "--json")
+        check("+y[i] = a * x[i] + 1;" in json.loads(p.stdout)["diff"], "diff in JSON")
+    finally:
+        e.cleanup()
+
+
+OLD_SCHEMA = """CREATE TABLE lab_attempts (id INTEGER PRIMARY KEY, lab TEXT NOT NULL, mode TEXT NOT NULL,
+verdict TEXT NOT NULL, score REAL NOT NULL, max_score REAL NOT NULL, tier TEXT, seed INTEGER NOT NULL, gpu TEXT,
+solution TEXT, created_at INTEGER NOT NULL, report TEXT NOT NULL);
+CREATE INDEX lab_attempts_lab ON lab_attempts(lab);"""
+
+
+def test_history_migrate():
+    """A database from before the history (no source column) is brought up to date, and
+    keeps its rows."""
+    e = Env("migrate")
+    try:
+        with sqlite3.connect(e.db) as c:
+            c.executescript(OLD_SCHEMA)
+            c.execute("INSERT INTO lab_attempts (lab, mode, verdict, score, max_score, tier, seed, gpu, solution,"
+                      " created_at, report) VALUES ('selftest','submit','good',90,100,'good',77,'gpu','/old.cu',1700000000,"
+                      " '{\"passed\": 3, \"total\": 3, \"cases\": []}')")
+        p = e.run("log", "--json")
+        expect(p, 0, "log of an old database")
+        rows = json.loads(p.stdout)
+        check(len(rows) == 1 and rows[0]["seed"] == 77 and rows[0]["source_sha256"] is None
+              and rows[0]["tier"] == "good" and rows[0]["passed"] == 3, f"old row kept: {rows}")
+        ws = e.workspace("wrong")
+        expect(e.grade("test", ws), 1, "test into a migrated database")
+        rows = json.loads(e.run("log", "--json").stdout)
+        check(len(rows) == 2 and rows[0]["source_sha256"] == sha256(sol("wrong")), f"new row: {rows}")
+        p = e.run("list", "--json")
+        best = [l for l in json.loads(p.stdout) if l["lab"] == "selftest"][0].get("best")
+        check(best and best["score"] == 90 and best["attempts"] == 1, f"list's best is the old submit: {best}")
+    finally:
+        e.cleanup()
+
+
+def test_history_damaged():
+    """A damaged database is reported, named, and never changed; grading still works."""
+    e = Env("damaged")
+    try:
+        junk = b"this is not SQLite\n" * 300
+        with open(e.db, "wb") as f:
+            f.write(junk)
+        for args in (["log"], ["progress"], ["compare", "1", "2"], ["log", "--json"]):
+            p = e.run(*args)
+            expect(p, 2, " ".join(args) + " on a damaged database")
+            check("damaged" in p.stderr and e.db in p.stderr and "left untouched" in p.stderr, p.stderr)
+        ws = e.workspace("wrong")
+        p = e.grade("test", ws)
+        expect(p, 1, "test still grades with a damaged database")
+        check("FAIL" in p.stdout and "could not record" in p.stderr and "damaged" in p.stderr, p.stdout + p.stderr)
+        with open(e.db, "rb") as f:
+            check(f.read() == junk, "the damaged database was changed")
+        check(not os.path.exists(e.db + "-wal"), "a WAL file was made next to a damaged database")
+    finally:
+        e.cleanup()
+
+
+def test_history_concurrent():
+    """Several graders writing at once: every attempt is kept, the database stays sound."""
+    e = Env("concurrent")
+    try:
+        n = 6
+        wss = []
+        for i in range(n):
+            ws = os.path.join(e.dir, f"ws{i}")
+            os.makedirs(os.path.join(ws, ".cudalab"))
+            with open(os.path.join(ws, ".cudalab", "lab.json"), "w") as f:
+                json.dump({"lab": "selftest", "solution": "sol.so", "hints_shown": 0}, f)
+            shutil.copyfile(sol("good" if i % 2 else "wrong"), os.path.join(ws, "sol.so"))
+            wss.append(ws)
+        procs = [subprocess.Popen([A.cudalab, "test", "--runner", A.runner], cwd=ws, env=e.env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for ws in wss]
+        for p, ws in zip(procs, wss):
+            out, err = p.communicate(timeout=240)
+            check(p.returncode in (0, 1) and "could not record" not in err, f"{ws}: {p.returncode} {err}")
+        rows = json.loads(e.run("log", "--json").stdout)
+        check(len(rows) == n and sorted(r["id"] for r in rows) == list(range(1, n + 1)), f"{len(rows)} rows: {rows}")
+        check(sum(r["verdict"] == "correct" for r in rows) == n // 2, "verdicts")
+        with sqlite3.connect(e.db) as c:
+            check(c.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity")
+            check(c.execute("PRAGMA journal_mode").fetchone()[0] == "wal", "WAL mode")
+    finally:
+        e.cleanup()
+
+
+TESTS = {n[5:]: f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)}
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cudalab", required=True)
+    ap.add_argument("--runner", required=True)
+    ap.add_argument("--solutions", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("test", choices=sorted(TESTS))
+    A = ap.parse_args()
+    try:
+        TESTS[A.test]()
+    except Skip as s:
+        print(f"SKIPPED: {s}")
+        return SKIP
+    except AssertionError as a:
+        print(f"FAIL {A.test}: {a}")
+        return 1
+    print(f"ok {A.test}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
