@@ -20,7 +20,8 @@ int cmd_test(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_tour(int argc, char **argv);
-/* the learner's loop (history) */
+/* the learner's loop */
+int cmd_watch(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_progress(int argc, char **argv);

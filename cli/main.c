@@ -17,6 +17,7 @@ const cl_command cl_commands[] = {
     {"test", "compile and check correctness", cmd_test},
     {"bench", "measure performance against this GPU's ceilings", cmd_bench},
     {"submit", "test + bench, score it and record it in your progress", cmd_submit},
+    {"watch", "re-test on every save, with keys for hint, bench, submit", cmd_watch},
     {"log", "your attempts at a lab: verdict, cases, tier, seed, source", cmd_log},
     {"compare", "two attempts case by case, and the source diff", cmd_compare},
     {"progress", "every lab's best tier and the review queue", cmd_progress},

@@ -281,6 +281,164 @@ def test_history_concurrent():
         e.cleanup()
 
 
+# ---------------------------------------------------------------- watch
+
+class Watcher:
+    """`cudalab watch --lines` in a workspace, its output read as it comes."""
+
+    def __init__(self, e, ws, *extra):
+        import queue
+        import threading
+        self.out = ""
+        self.q = queue.Queue()
+        self.p = subprocess.Popen([A.cudalab, "watch", "--runner", A.runner, *extra], cwd=ws, env=e.env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  bufsize=1)
+
+        def pump():
+            for line in self.p.stdout:
+                self.q.put(line)
+            self.q.put(None)
+        threading.Thread(target=pump, daemon=True).start()
+
+    def wait_for(self, text, timeout=60):
+        """Waits until text appears in the output after what was already consumed."""
+        import queue
+        deadline = time.time() + timeout
+        seen = ""
+        while text not in seen:
+            left = deadline - time.time()
+            try:
+                line = self.q.get(timeout=max(left, 0.01))
+            except queue.Empty:
+                line = ""
+            if line is None or left <= 0:
+                raise AssertionError(f"watch never printed {text!r}; it printed:\n{self.out + seen}")
+            seen += line
+        self.out += seen
+        return seen
+
+    def key(self, k):
+        self.p.stdin.write(k + "\n")
+        self.p.stdin.flush()
+
+    def finish(self, timeout=30):
+        try:
+            rc = self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            raise AssertionError("watch did not quit")
+        rest = "".join(l for l in iter(self.q.get, None))
+        self.out += rest
+        return rc, rest
+
+
+def test_watch():
+    """watch tests at start, re-tests on every save (the new result shows), and runs
+    hint, bench and submit from keys; q quits."""
+    e = Env("watch")
+    try:
+        ws = e.workspace("wrong")
+        w = Watcher(e, ws)
+        try:
+            got = w.wait_for("keys:")
+            check("== run 1: sol.so" in got and "WRONG" in got, f"first run: {got}")
+            check("first failing case: n=100" in got and "expected" in got and "got" in got, f"first failure: {got}")
+            check("progress: 1/3 cases pass" in got, f"progress line: {got}")
+            e.put_solution(ws, "good")  # a save (write + rename, like an editor)
+            got = w.wait_for("keys:")
+            check("== run 2: sol.so" in got and "CORRECT" in got and "3/3 cases pass" in got, f"after save: {got}")
+            check("first failing case" not in got, got)
+            with open(os.path.join(ws, "notes.txt"), "w") as f:  # another file: no re-test
+                f.write("x")
+            w.key("h")
+            got = w.wait_for("keys:")
+            check("hint 1/1" in got and "Multiply every element by a." in got and "== run 3" not in got,
+                  f"hint key: {got}")
+            w.key("b")
+            got = w.wait_for("keys:")
+            check("performance" in got and "n=2^20" in got, f"bench key: {got}")
+            shutil.copyfile(sol("wrong"), os.path.join(ws, "sol.so"))  # an in-place save (close_write)
+            got = w.wait_for("keys:")
+            check("== run 3" in got and "WRONG" in got and "(best 3/3)" in got, f"in-place save: {got}")
+            w.key("s")
+            got = w.wait_for("keys:")
+            check("score" in got and "WRONG" in got, f"submit key: {got}")
+            w.key("q")
+            rc, rest = w.finish()
+            check(rc == 0 and "stopped watching" in rest, f"quit: {rc} {rest}")
+        finally:
+            if w.p.poll() is None:
+                w.p.kill()
+        rows = json.loads(e.run("log", "--json").stdout)
+        check([r["mode"] for r in rows] == ["submit", "test", "bench", "test", "test"], f"recorded: {rows}")
+        check(os.listdir(os.path.join(ws, ".cudalab", "reports")), "submit from watch wrote its report")
+    finally:
+        e.cleanup()
+
+
+def test_watch_quit():
+    """watch quits cleanly on Ctrl-C (SIGINT) and when the workspace disappears."""
+    import signal
+    e = Env("watchq")
+    try:
+        ws = e.workspace("good")
+        w = Watcher(e, ws)
+        w.wait_for("keys:")
+        w.p.send_signal(signal.SIGINT)
+        rc, rest = w.finish()
+        check(rc == 0 and "stopped watching" in rest, f"Ctrl-C: {rc} {rest}")
+        w = Watcher(e, ws)
+        w.wait_for("keys:")
+        shutil.rmtree(ws)
+        rc, rest = w.finish()
+        check(rc == 0 and "is gone" in rest, f"workspace removed: {rc} {rest}")
+        expect(e.run("watch", cwd=e.dir), 2, "watch outside a workspace")
+        ws = e.workspace("good")
+        p = e.run("watch", "reduce", cwd=ws)
+        expect(p, 2, "watch of another lab")
+        check("inside a workspace of reduce" in p.stderr, p.stderr)
+    finally:
+        e.cleanup()
+
+
+def test_watch_tty():
+    """On a terminal, keys act without Enter (raw mode) and the terminal is restored."""
+    import pty
+    import select
+    e = Env("watchtty")
+    try:
+        ws = e.workspace("wrong")
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(ws)
+            os.execve(A.cudalab, [A.cudalab, "watch", "--runner", A.runner], e.env)
+        out = b""
+
+        def until(text, timeout=60):
+            nonlocal out
+            deadline = time.time() + timeout
+            while text.encode() not in out:
+                r, _, _ = select.select([fd], [], [], max(deadline - time.time(), 0))
+                if not r:
+                    raise AssertionError(f"no {text!r} on the terminal: {out.decode(errors='replace')}")
+                try:
+                    out += os.read(fd, 4096)
+                except OSError:
+                    raise AssertionError(f"terminal closed before {text!r}: {out.decode(errors='replace')}")
+        until("keys:")
+        check(b"(then Enter)" not in out, "raw mode on a terminal")
+        os.write(fd, b"h")  # no newline
+        until("hint 1/1")
+        os.write(fd, b"q")
+        until("stopped watching")
+        _, status = os.waitpid(pid, 0)
+        check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"exit status {status}")
+        os.close(fd)
+    finally:
+        e.cleanup()
+
+
 TESTS = {n[5:]: f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)}
 
 
