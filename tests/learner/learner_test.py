@@ -439,6 +439,105 @@ def test_watch_tty():
         e.cleanup()
 
 
+# ---------------------------------------------------------------- install
+
+def tree_state(root):
+    """Every file under root with its size and mtime: to see that nothing wrote there."""
+    state = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            st = os.lstat(os.path.join(d, f))
+            state[os.path.join(d, f)] = (st.st_size, st.st_mtime_ns)
+    return state
+
+
+def installed_runs(prefix, work, cache):
+    """The installed cudalab, from a folder outside the source tree, with no hint where
+    the source is: tour, quiz, list, fetch, compile, and nothing written under share/."""
+    exe = os.path.join(prefix, "bin", "cudalab")
+    share = os.path.join(prefix, "share", "cudalab")
+    check(os.access(exe, os.X_OK), f"{exe} is not installed")
+    for f in ("labs/include/cudalab_lab.h", "labs/reduce/lab.yaml", "labs/reduce/reduce.cu", "reference/reduce.cu",
+              "questions/memory.yaml"):
+        check(os.path.isfile(os.path.join(share, f)), f"{f} is not installed under {share}")
+    check(not os.path.exists(os.path.join(share, "questions", "src")), "question sources installed")
+    if os.path.isdir(os.path.join(A.build, "man")):
+        check(os.listdir(os.path.join(prefix, "share", "man", "man1")), "the generated man page is not installed")
+    os.makedirs(work, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CUDALAB_", "XDG_"))}
+    env.update({"HOME": os.path.join(work, "home"), "NO_COLOR": "1", "XDG_CACHE_HOME": cache, "LANG": "C"})
+    before = tree_state(prefix)
+
+    def run(*args, cwd=work, input=None, timeout=900):
+        p = subprocess.run([exe, *args], cwd=cwd, env=env, capture_output=True, text=True, input=input,
+                           timeout=timeout)
+        return p
+    p = run("tour")
+    expect(p, 0, "installed tour")
+    check("questions in" in p.stdout and "reduce" in p.stdout, f"tour: {p.stdout}")
+    p = run("quiz", "--n", "2", "--seed", "1", "--answers", "-", input="a\na\n")
+    expect(p, 0, "installed quiz")
+    check("Score:" in p.stdout, f"quiz: {p.stdout}")
+    p = run("list", "--json")
+    expect(p, 0, "installed list")
+    check(any(l["lab"] == "reduce" for l in json.loads(p.stdout)), "list has the labs")
+    expect(run("fetch", "reduce"), 0, "installed fetch")
+    ws = os.path.join(work, "reduce")
+    check(os.path.isfile(os.path.join(ws, "reduce.cu")) and os.path.isfile(os.path.join(ws, "cudalab_lab.h")),
+          "fetch made the workspace")
+    p = run("compile", "--arch", "sm_90", cwd=ws)
+    expect(p, 0, "installed compile in a workspace")
+    p = run("progress", "--json")
+    expect(p, 0, "installed progress")
+    check(os.path.isfile(os.path.join(work, "home", ".local", "share", "cudalab", "progress.db")),
+          "the progress database is under $HOME/.local/share")
+    check(tree_state(prefix) == before, "running the installed cudalab wrote into its install prefix")
+
+
+def test_install():
+    """cmake --install into a fresh prefix; the installed cudalab runs from elsewhere."""
+    d = tmpdir("install")
+    try:
+        prefix = os.path.join(d, "prefix")
+        p = subprocess.run(["cmake", "--install", A.build, "--prefix", prefix], capture_output=True, text=True)
+        expect(p, 0, "cmake --install")
+        installed_runs(prefix, os.path.join(d, "work"), os.path.join(A.build, "test-state", "install-cache"))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_install_deb():
+    """The CPack .deb installs (dpkg into a private root) and its cudalab runs."""
+    for tool in ("cpack", "dpkg", "dpkg-deb"):
+        if not shutil.which(tool):
+            raise Skip(f"{tool} is not installed")
+    d = tmpdir("deb")
+    try:
+        p = subprocess.run(["cpack", "-G", "DEB", "--config", os.path.join(A.build, "CPackConfig.cmake"), "-B",
+                            os.path.join(d, "out")], capture_output=True, text=True, timeout=600)
+        expect(p, 0, "cpack -G DEB")
+        debs = [f for f in os.listdir(os.path.join(d, "out")) if f.endswith(".deb")]
+        check(len(debs) == 1, f"one .deb: {debs}")
+        deb = os.path.join(d, "out", debs[0])
+        info = subprocess.run(["dpkg-deb", "-f", deb, "Package", "Depends"], capture_output=True, text=True).stdout
+        check("Package: cudalab" in info and "libc6" in info, f"control: {info}")
+        root = os.path.join(d, "root")
+        os.makedirs(os.path.join(root, "var", "lib", "dpkg", "info"))
+        os.makedirs(os.path.join(root, "var", "lib", "dpkg", "updates"))
+        open(os.path.join(root, "var", "lib", "dpkg", "status"), "w").close()
+        # the private root's package database knows none of the system's libraries
+        p = subprocess.run(["dpkg", "--root", root, "--force-depends", "--force-not-root", "-i", deb],
+                           capture_output=True, text=True)
+        expect(p, 0, "dpkg -i")
+        installed_runs(os.path.join(root, "usr"), os.path.join(d, "work"),
+                       os.path.join(A.build, "test-state", "install-cache"))
+        p = subprocess.run(["dpkg", "--root", root, "--force-not-root", "-r", "cudalab"], capture_output=True, text=True)
+        expect(p, 0, "dpkg -r")
+        check(not os.path.exists(os.path.join(root, "usr", "bin", "cudalab")), "removed")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 TESTS = {n[5:]: f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)}
 
 
