@@ -6,9 +6,11 @@
  *   cudalab submit ...        (test + bench, scored)
  * Every test, bench and submit is recorded in the progress database (cudalab log).
  *   cudalab compile [LAB] [FILE] [--arch sm_XY]
+ *   test, bench, submit ... --remote HOST | --slurm    (graded elsewhere, recorded here)
  */
 #include "cli_grade.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "cli_util.h"
 #include "db.h"
 #include "grader/progress.h"
+#include "grader/remote.h"
 #include "grader/report.h"
 #include "term.h"
 
@@ -42,6 +45,46 @@ static void usage(FILE *f, const char *cmd)
                 "  --verbose          list every case, not only the failures\n");
     if (!strcmp(cmd, "bench") || !strcmp(cmd, "submit"))
         fprintf(f, "  --no-reference     do not time the reference alongside (faster)\n");
+    if (strcmp(cmd, "compile"))
+        fprintf(f,
+                "  --remote HOST      grade on HOST over ssh (cudalab installed there); the report\n"
+                "                     comes back and is recorded here. $CUDALAB_SSH: the ssh command\n"
+                "  --slurm            grade through srun (with --remote: srun on HOST)\n"
+                "  --slurm-args ARGS  srun's options (default --gres=gpu:1), e.g. \"-p gpu --gres=gpu:1\"\n"
+                "  --remote-cudalab C the cudalab command there (default cudalab;\n"
+                "                     $CUDALAB_REMOTE_CUDALAB)\n");
+}
+
+/* --remote HOST / --slurm: the same grading on a GPU elsewhere; the report comes back. */
+static int grade_remote(cl_remote_opts *ro, const cl_grade_opts *o, const char *cmd, int reference, int skeleton,
+                        const char *source, size_t source_len, cl_result *r, cl_err *err)
+{
+    if (!reference && !skeleton && !source)
+        return cl_err_set(err, "cannot read %s", o->solution);
+    const char *base = strrchr(o->solution, '/') ? strrchr(o->solution, '/') + 1 : o->solution;
+    char name[256];
+    snprintf(name, sizeof name, "%s", base);
+    for (char *p = name; *p; p++) /* a plain file name there, whatever it was called here */
+        if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '_' || *p == '-'))
+            *p = '_';
+    ro->mode = cmd;
+    ro->lab = o->lab;
+    ro->solution_name = name[0] && name[0] != '.' ? name : "solution.cu";
+    ro->source = source;
+    ro->source_len = source_len;
+    ro->reference = reference;
+    ro->skeleton = skeleton;
+    ro->have_seed = o->have_seed;
+    ro->seed = o->seed;
+    ro->arch = o->arch;
+    ro->timeout_s = o->timeout_s;
+    ro->sanitize = o->sanitize;
+    ro->no_reference = o->no_reference;
+    ro->runner = o->runner;
+    if (o->progress)
+        o->progress(o->ctx, ro->host ? (ro->slurm ? "grading through ssh and srun" : "grading over ssh")
+                                     : "grading through srun");
+    return cl_remote_grade(ro, r, err);
 }
 
 int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
@@ -54,11 +97,14 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         {"junit", required_argument, 0, 'u'}, {"verbose", no_argument, 0, 'v'},
         {"no-reference", no_argument, 0, 'n'}, {"runner", required_argument, 0, 'R'},
         {"timeout", required_argument, 0, 't'},
+        {"remote", required_argument, 0, 'H'}, {"slurm", no_argument, 0, 'S'},
+        {"slurm-args", required_argument, 0, 'A'}, {"remote-cudalab", required_argument, 0, 'E'},
         {"no-color", no_argument, 0, 'C'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int reference = 0, skeleton = 0, json = 0, verbose = 0, ch;
     const char *junit = NULL;
     cl_grade_opts o = {0};
+    cl_remote_opts ro = {0};
     optind = 1;
     while ((ch = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
         switch (ch) {
@@ -83,6 +129,10 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
             }
             break;
         case 'R': o.runner = optarg; o.allow_prebuilt = 1; break; /* the test suite's host runner */
+        case 'H': ro.host = optarg; break;
+        case 'S': ro.slurm = 1; break;
+        case 'A': ro.slurm_args = optarg; break;
+        case 'E': ro.cudalab = optarg; break;
         case 'C': cl_term_init(1); break;
         case 'h': usage(stdout, cmd); return 0;
         default: usage(stderr, cmd); return 2;
@@ -111,7 +161,14 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     if (mode != CL_MODE_COMPILE && cl_read_file(t.solution, CL_HISTORY_SOURCE_MAX, &source, &source_len, &err))
         source = NULL; /* cl_grade says what is wrong with the file */
     cl_result r;
-    if (cl_grade(&o, &r, &err)) {
+    int remote = ro.host || ro.slurm;
+    if (remote && mode == CL_MODE_COMPILE) {
+        free(source);
+        fprintf(stderr, "cudalab %s: --remote and --slurm are for test, bench and submit\n", cmd);
+        return 2;
+    }
+    if (remote ? grade_remote(&ro, &o, cmd, reference, skeleton, source, source_len, &r, &err)
+               : cl_grade(&o, &r, &err)) {
         free(source);
         cl_progress_clear();
         fprintf(stderr, "cudalab %s: %s\n", cmd, err.msg);

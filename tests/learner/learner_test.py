@@ -538,6 +538,179 @@ def test_install_deb():
         shutil.rmtree(d, ignore_errors=True)
 
 
+# ---------------------------------------------------------------- remote
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Sshd:
+    """A real sshd on a high localhost port: a temporary host key, one authorized key, and
+    an ssh config that names it `cltest` (CUDALAB_SSH="ssh -F <config>")."""
+
+    def __init__(self, d):
+        sshd = shutil.which("sshd") or "/usr/sbin/sshd"
+        if not os.path.exists(sshd) or not shutil.which("ssh"):
+            raise Skip("sshd or ssh is not installed (scripts/install-deps.sh --test-tools installs openssh-server)")
+        if os.geteuid() != 0:
+            raise Skip("the test sshd runs as root")
+        self.dir = os.path.join(d, "ssh")
+        os.makedirs(self.dir, mode=0o700)
+        for k in ("host", "client"):
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(self.dir, k)], check=True)
+        shutil.copyfile(os.path.join(self.dir, "client.pub"), os.path.join(self.dir, "authorized_keys"))
+        self.port = free_port()
+        conf = os.path.join(self.dir, "sshd_config")
+        with open(conf, "w") as f:
+            f.write(f"""Port {self.port}
+ListenAddress 127.0.0.1
+HostKey {self.dir}/host
+AuthorizedKeysFile {self.dir}/authorized_keys
+PidFile {self.dir}/sshd.pid
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+PermitRootLogin prohibit-password
+StrictModes no
+UsePAM no
+""")
+        os.makedirs("/run/sshd", exist_ok=True)  # privilege separation directory
+        with open(os.path.join(self.dir, "host.pub")) as f:
+            hostkey = f.read().split()
+        with open(os.path.join(self.dir, "known_hosts"), "w") as f:
+            f.write(f"[127.0.0.1]:{self.port} {hostkey[0]} {hostkey[1]}\n")
+        self.config = os.path.join(self.dir, "ssh_config")
+        with open(self.config, "w") as f:
+            f.write(f"""Host cltest
+  HostName 127.0.0.1
+  Port {self.port}
+  User root
+  IdentityFile {self.dir}/client
+  IdentitiesOnly yes
+  UserKnownHostsFile {self.dir}/known_hosts
+  StrictHostKeyChecking yes
+Host clnobody
+  HostName 127.0.0.1
+  Port {free_port()}
+  User root
+  IdentityFile {self.dir}/client
+  UserKnownHostsFile {self.dir}/known_hosts
+""")
+        self.proc = subprocess.Popen([sshd, "-D", "-f", conf, "-E", os.path.join(self.dir, "sshd.log")])
+        for _ in range(100):
+            p = subprocess.run(["ssh", "-F", self.config, "-o", "BatchMode=yes", "cltest", "true"],
+                               capture_output=True, text=True)
+            if p.returncode == 0:
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise AssertionError(f"the test sshd did not come up: {p.stderr}\n{open(os.path.join(self.dir, 'sshd.log')).read()}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+def remote_cudalab(e, tag):
+    """The cudalab command on the 'remote' side: the same binary, its own database."""
+    rdb = os.path.join(e.dir, f"remote-{tag}.db")
+    return rdb, (f"env CUDALAB_HOME={e.env['CUDALAB_HOME']} CUDALAB_DB={rdb} XDG_CACHE_HOME={e.dir}/remote-cache "
+                 f"NO_COLOR=1 {A.cudalab}")
+
+
+def leftover_remote_dirs():
+    return {d for d in os.listdir("/tmp") if d.startswith("cudalab-remote.")}
+
+
+def test_remote_ssh():
+    """test, bench and submit --remote HOST against a real sshd: the workspace's solution
+    is sent, graded there, the report comes back, is printed and recorded here."""
+    e = Env("remote")
+    sshd = Sshd(e.dir)
+    try:
+        before = leftover_remote_dirs()
+        e.env["CUDALAB_SSH"] = f"ssh -F {sshd.config}"
+        rdb, rcmd = remote_cudalab(e, "ssh")
+        ws = e.workspace("wrong")
+        p = e.grade("test", ws, "--remote", "cltest", "--remote-cudalab", rcmd)
+        expect(p, 1, "test --remote of a wrong solution")
+        check("FAIL n=100" in p.stdout and "expected" in p.stdout and "attempt 1 recorded" in p.stderr,
+              f"report back: {p.stdout} {p.stderr}")
+        e.put_solution(ws, "good")
+        p = e.grade("bench", ws, "--remote", "cltest", "--remote-cudalab", rcmd, "--json", "--seed", "4242")
+        expect(p, 0, "bench --remote --json")
+        rep = json.loads(p.stdout)
+        check(rep["verdict"] == "correct" and rep["seed"] == 4242 and rep["device"]["name"] == "host (test backend)",
+              f"remote report: {rep}")
+        check(any(c["kind"] == "bench" and c["bench"]["median_ms"] > 0 for c in rep["cases"]), "bench figures came back")
+        # the same through CUDALAB_REMOTE_CUDALAB
+        p = e.run("submit", "--runner", A.runner, "--remote", "cltest", cwd=ws, env={"CUDALAB_REMOTE_CUDALAB": rcmd})
+        expect(p, 0, "submit --remote")
+        check("score" in p.stdout, p.stdout)
+        rows = json.loads(e.run("log", "--json").stdout)
+        check([r["mode"] for r in rows] == ["submit", "bench", "test"], f"recorded here: {rows}")
+        check(rows[2]["source_sha256"] == sha256(sol("wrong")) and rows[0]["source_sha256"] == sha256(sol("good")),
+              "the sources graded there are the ones recorded here")
+        check(rows[1]["seed"] == 4242, "the seed")
+        check(os.listdir(os.path.join(ws, ".cudalab", "reports")), "a remote submit writes its report here")
+        with sqlite3.connect(rdb) as c:  # it really ran over there
+            check(c.execute("SELECT COUNT(*) FROM lab_attempts").fetchone()[0] == 3, "graded by the remote cudalab")
+        check(leftover_remote_dirs() == before, "the remote temporary folder was left behind")
+        # what goes wrong says so
+        p = e.grade("test", ws, "--remote", "clnobody", "--remote-cudalab", rcmd)
+        expect(p, 2, "an unreachable host")
+        check("no report came back" in p.stderr and "Connection refused" in p.stderr, p.stderr)
+        p = e.grade("test", ws, "--remote", "cltest", "--remote-cudalab", "/nonexistent/cudalab")
+        expect(p, 2, "no cudalab there")
+        check("not found" in p.stderr or "No such file" in p.stderr, p.stderr)
+        expect(e.run("compile", "--remote", "cltest", cwd=ws), 2, "compile --remote")
+        check(len(json.loads(e.run("log", "--json").stdout)) == 3, "failed remote calls record nothing")
+    finally:
+        sshd.stop()
+        e.cleanup()
+
+
+def test_remote_slurm():
+    """test --slurm through srun on the one-node Slurm cluster the classroom tests start."""
+    sys.path.insert(0, os.path.join(A.source, "tests", "classroom"))
+    import classroom_test
+    e = Env("slurm")
+    try:
+        try:
+            cluster = classroom_test.SlurmCluster()
+        except classroom_test.Skip as s:
+            raise Skip(str(s))
+        try:
+            e.env.update(cluster.env)
+            rdb, rcmd = remote_cudalab(e, "slurm")
+            ws = e.workspace("wrong")
+            p = e.grade("test", ws, "--slurm", "--slurm-args", "-N1 -n1 -t 5", "--remote-cudalab", rcmd)
+            if p.returncode != 1:
+                print(cluster.logs())
+            expect(p, 1, "test --slurm of a wrong solution")
+            check("FAIL n=100" in p.stdout, p.stdout + p.stderr)
+            e.put_solution(ws, "good")
+            p = e.grade("submit", ws, "--slurm", "--slurm-args", "-N1 -n1 -t 5", "--remote-cudalab", rcmd, "--json")
+            expect(p, 0, "submit --slurm --json")
+            check(json.loads(p.stdout)["verdict"] == "correct", p.stdout)
+            rows = json.loads(e.run("log", "--json").stdout)
+            check([r["mode"] for r in rows] == ["submit", "test"], f"recorded here: {rows}")
+            # the default asks for a GPU; this node has none, and srun's refusal is shown
+            p = e.grade("test", ws, "--slurm", "--remote-cudalab", rcmd)
+            expect(p, 2, "--slurm with --gres=gpu:1 on a node without GPUs")
+            check("srun" in p.stderr and "no report came back" in p.stderr, p.stderr)
+        finally:
+            cluster.stop()
+    finally:
+        e.cleanup()
+
+
 TESTS = {n[5:]: f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)}
 
 
