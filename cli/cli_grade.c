@@ -20,6 +20,7 @@
 
 #include "cli_util.h"
 #include "db.h"
+#include "grader/profile.h"
 #include "grader/progress.h"
 #include "grader/remote.h"
 #include "grader/report.h"
@@ -44,7 +45,9 @@ static void usage(FILE *f, const char *cmd)
                 "  --junit FILE       write a JUnit XML report\n"
                 "  --verbose          list every case, not only the failures\n");
     if (!strcmp(cmd, "bench") || !strcmp(cmd, "submit"))
-        fprintf(f, "  --no-reference     do not time the reference alongside (faster)\n");
+        fprintf(f, "  --no-reference     do not time the reference alongside (faster)\n"
+                   "  --profile          then run Nsight Compute (ncu) on your kernels for the slowest\n"
+                   "                     bench case and summarise what limits them\n");
     if (strcmp(cmd, "compile"))
         fprintf(f,
                 "  --remote HOST      grade on HOST over ssh (cudalab installed there); the report\n"
@@ -98,10 +101,10 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         {"no-reference", no_argument, 0, 'n'}, {"runner", required_argument, 0, 'R'},
         {"timeout", required_argument, 0, 't'},
         {"remote", required_argument, 0, 'H'}, {"slurm", no_argument, 0, 'S'},
-        {"slurm-args", required_argument, 0, 'A'}, {"remote-cudalab", required_argument, 0, 'E'},
+        {"slurm-args", required_argument, 0, 'A'}, {"profile", no_argument, 0, 'P'}, {"remote-cudalab", required_argument, 0, 'E'},
         {"no-color", no_argument, 0, 'C'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int reference = 0, skeleton = 0, json = 0, verbose = 0, ch;
+    int reference = 0, skeleton = 0, json = 0, verbose = 0, profile = 0, ch;
     const char *junit = NULL;
     cl_grade_opts o = {0};
     cl_remote_opts ro = {0};
@@ -129,6 +132,7 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
             }
             break;
         case 'R': o.runner = optarg; o.allow_prebuilt = 1; break; /* the test suite's host runner */
+        case 'P': profile = 1; break;
         case 'H': ro.host = optarg; break;
         case 'S': ro.slurm = 1; break;
         case 'A': ro.slurm_args = optarg; break;
@@ -162,6 +166,11 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         source = NULL; /* cl_grade says what is wrong with the file */
     cl_result r;
     int remote = ro.host || ro.slurm;
+    if (profile && (mode == CL_MODE_COMPILE || mode == CL_MODE_TEST || remote)) {
+        free(source);
+        fprintf(stderr, "cudalab %s: --profile is for bench and submit on this machine\n", cmd);
+        return 2;
+    }
     if (remote && mode == CL_MODE_COMPILE) {
         free(source);
         fprintf(stderr, "cudalab %s: --remote and --slurm are for test, bench and submit\n", cmd);
@@ -183,10 +192,30 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         if (cl_report_junit(rs, NULL, 1, junit, &err))
             fprintf(stderr, "cudalab %s: %s\n", cmd, err.msg);
     }
-    if (json)
-        cl_cli_print_json(&r);
-    else
+    /* --profile: after the timed runs, in a process of its own */
+    json_t *prof = NULL;
+    cl_err perr = {{0}};
+    if (profile && cl_verdict_ok(r.verdict) && r.did_bench && cl_cli_profile(&r, &o, &prof, &perr))
+        prof = NULL;
+    else if (profile && !(cl_verdict_ok(r.verdict) && r.did_bench))
+        snprintf(perr.msg, sizeof perr.msg, "not profiled: the solution must pass its correctness cases first");
+    cl_progress_clear();
+    if (json) {
+        json_t *j = cl_result_to_json(&r);
+        if (profile)
+            json_object_set_new(j, "profile", prof ? prof : json_pack("{s:s}", "error", perr.msg));
+        char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (s) puts(s);
+        free(s);
+        json_decref(j);
+    } else {
         cl_report_text(&r, stdout, verbose);
+        if (prof)
+            cl_profile_print(prof, stdout);
+        else if (profile)
+            fprintf(stderr, "cudalab %s: --profile: %s\n", cmd, perr.msg);
+        json_decref(prof);
+    }
     cl_result_free(&r);
     free(source);
     return code;

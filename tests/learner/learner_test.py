@@ -711,6 +711,53 @@ def test_remote_slurm():
         e.cleanup()
 
 
+# ---------------------------------------------------------------- profile
+
+def test_profile():
+    """bench --profile: ncu's report summarised after the bench (a stand-in ncu here: no
+    GPU), its absence and a missing counter permission explained, JSON too."""
+    e = Env("profile")
+    try:
+        ws = e.workspace("good_kernel_stub")
+        fake = os.path.join(A.source, "tests", "learner", "fake_ncu.py")
+        args_file = os.path.join(e.dir, "ncu-args.json")
+        # without ncu (CUDALAB_NCU names none), the bench result stands and the reason is given
+        p = e.run("bench", "--runner", A.runner, "--profile", cwd=ws, env={"CUDALAB_NCU": "/nonexistent/ncu"})
+        expect(p, 0, "bench --profile without ncu")
+        check("performance" in p.stdout and "ncu (Nsight Compute) was not found" in p.stderr, p.stdout + p.stderr)
+        p = e.run("bench", "--runner", A.runner, "--profile", "--seed", "7", cwd=ws,
+                  env={"CUDALAB_NCU": fake, "FAKE_NCU_ARGS": args_file})
+        expect(p, 0, "bench --profile")
+        out = p.stdout
+        check("profile      Nsight Compute on n=2^20" in out and "scale  x3" in out, out)
+        check("the bytes selftest must move" in out and "sectors per global store request" in out and "try:" in out,
+              out)
+        check("top stalls long_scoreboard" in out and "warps mostly stall on long_scoreboard" in out, out)
+        with open(args_file) as f:
+            ncu_args = json.load(f)
+        check(ncu_args[ncu_args.index("--kernel-name") + 1] == "regex:^(scale)$", f"kernel filter: {ncu_args}")
+        app = ncu_args[ncu_args.index("--log-file") + 2:]
+        check(app[0] == A.runner and app[app.index("--seed") + 1] == "7" and app[app.index("--case") + 1] == "n=2^20"
+              and "--quick" in app, f"the runner ncu starts: {app}")
+        p = e.run("bench", "--runner", A.runner, "--profile", "--json", cwd=ws, env={"CUDALAB_NCU": fake})
+        expect(p, 0, "bench --profile --json")
+        prof = json.loads(p.stdout)["profile"]
+        check({f["id"] for f in prof["findings"]} >= {"extra_traffic", "uncoalesced_stores", "top_stall"}, prof)
+        check(prof["kernels"][0]["name"] == "scale" and prof["kernels"][0]["launches"] == 3, prof)
+        p = e.run("bench", "--runner", A.runner, "--profile", cwd=ws, env={"CUDALAB_NCU": fake, "FAKE_NCU_PERM": "1"})
+        expect(p, 0, "bench --profile without counter permission")
+        check("ERR_NVGPUCTRPERM" in p.stderr and "NVreg_RestrictProfilingToAdminUsers=0" in p.stderr, p.stderr)
+        p = e.run("test", "--runner", A.runner, "--profile", cwd=ws)
+        expect(p, 2, "test --profile")
+        check("--profile is for bench and submit" in p.stderr, p.stderr)
+        e.put_solution(ws, "wrong")
+        p = e.run("bench", "--runner", A.runner, "--profile", cwd=ws, env={"CUDALAB_NCU": fake})
+        expect(p, 1, "bench --profile of a wrong solution")
+        check("not profiled" in p.stderr, p.stderr)
+    finally:
+        e.cleanup()
+
+
 TESTS = {n[5:]: f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)}
 
 
