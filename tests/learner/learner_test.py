@@ -758,6 +758,29 @@ def test_profile():
         e.cleanup()
 
 
+def test_profile_gpu():
+    """On a GPU (label gpu): bench --profile of the transpose reference with the real ncu."""
+    smi = shutil.which("nvidia-smi")
+    if not smi or subprocess.run([smi, "-L"], capture_output=True).returncode != 0:
+        raise Skip("no GPU")
+    e = Env("profgpu")
+    try:
+        e.env["CUDALAB_HOME"] = A.source
+        p = e.run("bench", "transpose", "--reference", "--no-reference", "--profile", "--json", timeout=900)
+        expect(p, 0, "bench transpose --reference --profile --json")
+        prof = json.loads(p.stdout)["profile"]
+        err = prof.get("error", "")
+        if "was not found" in err or "ERR_NVGPUCTRPERM" in err:
+            raise Skip(err)
+        check(not err, f"profile error: {err}")
+        k = prof["kernels"][0]
+        check(k["launches"] >= 1 and k["dram_gbps"] > 0 and k["time_us"] > 0, f"kernel figures: {k}")
+        check(0 < k["dram_fraction_of_ceiling"] < 1.2, f"DRAM vs the measured ceiling: {k}")
+        print(json.dumps(prof, indent=2))
+    finally:
+        e.cleanup()
+
+
 TESTS = {n[5:]: f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)}
 
 
