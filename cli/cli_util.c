@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "db.h"
+#include "grader/progress.h"
 #include "grader/report.h"
 #include "grader/workspace.h"
 #include "term.h"
@@ -90,4 +93,33 @@ void cl_cli_print_json(const cl_result *r)
         puts(s);
         free(s);
     }
+}
+
+long long cl_cli_record(const cl_result *r, const char *cmd, const char *source, size_t source_len,
+                        const char *workspace, int write_report, int quiet)
+{
+    if (r->verdict == CL_V_ERROR || r->verdict == CL_V_NO_DEVICE)
+        return 0; /* nothing of the student's was graded */
+    cl_err err;
+    sqlite3 *db = NULL;
+    long long id = 0;
+    if (cl_db_open(NULL, &db, &err) ||
+        cl_progress_record_source(db, r, cmd, source, source_len, &id, &err))
+        fprintf(stderr, "cudalab %s: could not record the result: %s\n", cmd, err.msg);
+    else if (!quiet)
+        fprintf(stderr, "%sattempt %lld recorded (cudalab log)%s\n", cl_c(stderr, CL_DIM), id, cl_c0(stderr));
+    cl_db_close(db);
+    /* a submit's report next to the work, when there is a workspace */
+    if (write_report && workspace && workspace[0]) {
+        char dir[CL_PATH_MAX], path[CL_PATH_MAX + 64];
+        snprintf(dir, sizeof dir, "%s/.cudalab/reports", workspace);
+        if (cl_mkdirs(dir, &err) == 0) {
+            snprintf(path, sizeof path, "%s/%lld.json", dir, (long long)time(NULL));
+            json_t *j = cl_result_to_json(r);
+            if (json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && !quiet)
+                fprintf(stderr, "%sreport: %s%s\n", cl_c(stderr, CL_DIM), path, cl_c0(stderr));
+            json_decref(j);
+        }
+    }
+    return id;
 }

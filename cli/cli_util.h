@@ -3,6 +3,7 @@
 #ifndef CUDALAB_CLI_UTIL_H
 #define CUDALAB_CLI_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "grader/grade.h"
@@ -24,6 +25,14 @@ void cl_cli_progress(void *ctx, const char *msg);
 int cl_cli_exit_code(const cl_result *r);
 /* Parses a seed; prints and returns -1 on junk. */
 int cl_cli_seed(const char *s, uint64_t *out);
+/* The largest source kept in the history (bytes). */
+#define CL_HISTORY_SOURCE_MAX (4u << 20)
+/* Records a graded attempt (cmd: test, bench, submit) with its source in the progress
+ * database, and for a submit its JSON report under <workspace>/.cudalab/reports/. Says
+ * so on stderr unless quiet; a failure to record is reported, never fatal. Returns the
+ * attempt's id, 0 when nothing was recorded. */
+long long cl_cli_record(const cl_result *r, const char *cmd, const char *source, size_t source_len,
+                        const char *workspace, int write_report, int quiet);
 /* Prints r as JSON on stdout. */
 void cl_cli_print_json(const cl_result *r);
 

@@ -9,8 +9,8 @@
 #include "grader/labconf.h"
 #include "grader/workspace.h"
 #include "ladder_steps.h"
-#include "lang.h"
 #include "paths.h"
+#include "questions/question.h"
 #include "term.h"
 
 int cmd_hint(int argc, char **argv)
@@ -28,11 +28,12 @@ int cmd_hint(int argc, char **argv)
             return ch == 'h' ? 0 : 2;
         }
     }
-    const char *lang = cl_lang_pick(lang_flag);
-    if (!lang) {
+    cl_lang lang_id;
+    if (cl_lang_pick(lang_flag, &lang_id)) {
         fprintf(stderr, "cudalab hint: --lang is en or zh\n");
         return 2;
     }
+    const char *lang = lang_id == CL_LANG_ZH ? "zh" : "en";
     cl_workspace ws;
     cl_err err;
     int in_ws = cl_workspace_find(".", &ws, &err) == 0;

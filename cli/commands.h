@@ -21,6 +21,11 @@ int cmd_bench(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_tour(int argc, char **argv);
 int cmd_ladder(int argc, char **argv);
+/* the learner's loop */
+int cmd_watch(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_progress(int argc, char **argv);
 /* questions */
 int cmd_quiz(int argc, char **argv);
 int cmd_review(int argc, char **argv);
