@@ -114,7 +114,7 @@ void cl_paper_print(FILE *f, const cl_paper *p, cl_lang L, int with_key)
         }
         fprintf(f, "*%s: %s%s%s*\n\n", CL_TR(L, "Answer with", "作答方式"), how_to_answer(q, L),
                 q->type == CL_Q_NUMERIC && q->unit && *q->unit ? CL_TR(L, ", in ", "，单位 ") : "",
-                q->type == CL_Q_NUMERIC && q->unit ? q->unit : "");
+                q->type == CL_Q_NUMERIC && q->unit ? cl_unit_text(q->unit, L) : "");
         if (with_key) {
             char key[64], expected[4096];
             cl_answer_key(s, L, key, sizeof key);

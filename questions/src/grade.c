@@ -247,6 +247,24 @@ static void grade_order(const cl_shown *s, const char *text, cl_lang lang, cl_gr
     g->score = (double)lis / n;
 }
 
+/* Does text hold a number within the point's tolerance? Every number of the text counts
+ * ("64.4", "1,024", "3e5"); a number glued to letters ("sm_80") counts too. */
+static int has_close_number(const char *text, const cl_kwgroup *grp)
+{
+    double tol = grp->tol_rel > 0 ? grp->tol_rel * fabs(grp->number) : grp->tol_abs;
+    tol += 1e-9 * fabs(grp->number);
+    for (const char *p = text; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > text && (isdigit((unsigned char)p[-1]) || p[-1] == '.' ||
+                                                         p[-1] == ',')))
+            continue;
+        const char *start = p > text && p[-1] == '-' ? p - 1 : p;
+        double v;
+        if (read_number(start, &v) == 0 && fabs(v - grp->number) <= tol)
+            return 1;
+    }
+    return 0;
+}
+
 static void grade_short(const cl_shown *s, const char *text, cl_grade *g)
 {
     size_t cap = strlen(text) * 1 + 1;
@@ -256,14 +274,15 @@ static void grade_short(const cl_shown *s, const char *text, cl_grade *g)
     cl_normalize_text(text, norm, cap);
     for (int i = 0; i < s->q.ngroups; i++) {
         const cl_kwgroup *grp = &s->q.groups[i];
-        for (int j = 0; j < grp->nalts; j++) {
+        int hit = grp->has_number && has_close_number(text, grp);
+        for (int j = 0; j < grp->nalts && !hit; j++) {
             char kw[512];
             cl_normalize_text(grp->alts[j], kw, sizeof kw);
-            if (*kw && strstr(norm, kw)) {
-                g->matched |= 1u << (i < 31 ? i : 31);
-                g->nmatched++;
-                break;
-            }
+            hit = *kw && strstr(norm, kw);
+        }
+        if (hit) {
+            g->matched |= 1u << (i < 31 ? i : 31);
+            g->nmatched++;
         }
     }
     free(norm);
