@@ -95,6 +95,7 @@ int cmd_lint(int argc, char **argv)
             return 0;
         }
         cl_bank_check_families(&bank, samples, report, &ctx);
+        cl_bank_check_style(&bank, report, &ctx);
         char seed_list[4096];
         if (!seeds && !no_seeds && !files && !bank_flag) { /* the installed bank: its own seed list */
             snprintf(seed_list, sizeof seed_list, "%s/docs/seed-questions.md", cl_home_dir());

@@ -76,7 +76,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         answer = 100 * achieved / roof;
         unit = "%";
         ask_en = "What percentage of its roofline limit min(peak, intensity x bandwidth) did it achieve?";
-        ask_zh = "它达到了自身 roofline 上限 min(峰值, 算术强度 x 带宽) 的百分之多少？";
+        ask_zh = "它达到了自身 roofline 上限 min(峰值，算术强度 x 带宽) 的百分之多少？";
         break;
     }
     q->prompt.en = cl_arena_printf(a, "Nsight Compute reports, for one FP32 kernel on an %s:\n\n%s\n\n%s", gpu, counters,

@@ -60,11 +60,11 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         const char *stg_zh = stages > 1 ? cl_arena_printf(a, "；主循环做 %d 级流水（每级各有一份两个 tile）", stages) : "";
         q->prompt.en = cl_arena_printf(a,
             "A GEMM thread block computes a %d x %d tile of C. Each step of its K loop stages a "
-            "%d x %d tile of A and a %d x %d tile of B (fp16) in shared memory%s%s. How many bytes of "
+            "%d x %d tile of A and a %d x %d tile of B (FP16) in shared memory%s%s. How many bytes of "
             "shared memory does the block need?", bm, bn, bm, bk, bk, bn, pad_en, stg_en);
         q->prompt.zh = cl_arena_printf(a,
             "某 GEMM 线程块计算 C 的一个 %d x %d 的 tile。K 循环的每一步把 A 的 %d x %d tile 和 B 的 %d x %d tile"
-            "（fp16）放入共享内存%s%s。这个线程块需要多少字节共享内存？", bm, bn, bm, bk, bk, bn, pad_zh, stg_zh);
+            "（FP16）放入共享内存%s%s。这个线程块需要多少字节共享内存？", bm, bn, bm, bk, bk, bn, pad_zh, stg_zh);
         q->explanation.en = cl_arena_printf(a,
             "A: %d x (%d + %d) x 2 bytes = %ld; B: %d x (%d + %d) x 2 bytes = %ld; per stage %ld bytes; "
             "x %d stage%s = %ld bytes (%.1f KB). More stages hide more load latency but cost shared "

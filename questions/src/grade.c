@@ -207,6 +207,10 @@ static void grade_numeric(const cl_shown *s, const char *text, cl_lang lang, cl_
                  CL_TR(lang, "answer with a number, e.g. 42 or 1.5e3", "请输入一个数，例如 42 或 1.5e3"));
         return;
     }
+    /* a count in billions may be answered in the Chinese unit 亿 (10^8): "64.4 亿" = 6.44 */
+    if (s->q.unit && !strcmp(s->q.unit, "billion") && strstr(text, "\xE4\xBA\xBF") &&
+        !strstr(text, "\xE5\x8D\x81\xE4\xBA\xBF"))
+        g->given /= 10;
     double diff = fabs(g->given - s->q.number);
     double tol = s->q.tol_rel > 0 ? s->q.tol_rel * fabs(s->q.number) : s->q.tol_abs;
     /* a hair of slack so that an exact decimal answer is not lost to binary rounding */

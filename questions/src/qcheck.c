@@ -8,6 +8,7 @@
 #include "bank_internal.h"
 #include "questions/family.h"
 #include "questions/rng.h"
+#include "questions/zhstyle.h"
 
 /* ---- checking a concrete (generated) question ------------------------------------------ */
 
@@ -36,6 +37,45 @@ static void check_text(checker *C, const cl_qtext *t, const char *what)
         cproblem(C, "%s.en is empty", what);
     if (!t->zh || cl_is_blank(t->zh))
         cproblem(C, "%s.zh is empty", what);
+}
+
+static void style_text(checker *C, const cl_qtext *t, const char *what)
+{
+    char msg[512];
+    if (t->zh && cl_zh_style_check(t->zh, msg, sizeof msg))
+        cproblem(C, "%s.zh: %s", what, msg);
+}
+
+int cl_question_check_style(const cl_question *q, const char *what, cl_report_fn report, void *ctx)
+{
+    checker C = {what, report, ctx, 0};
+    char w[32];
+    style_text(&C, &q->prompt, "prompt");
+    style_text(&C, &q->explanation, "explanation");
+    for (int i = 0; i < q->nchoices && i < CL_Q_MAX_CHOICES; i++) {
+        snprintf(w, sizeof w, "choice %c", 'a' + i);
+        style_text(&C, &q->choices[i], w);
+    }
+    for (int i = 0; i < q->nitems && i < CL_Q_MAX_ITEMS; i++) {
+        snprintf(w, sizeof w, "item %d", i + 1);
+        style_text(&C, &q->items[i], w);
+    }
+    if (q->type == CL_Q_SHORT)
+        style_text(&C, &q->model_answer, "model_answer");
+    return C.problems;
+}
+
+int cl_bank_check_style(const cl_bank *b, cl_report_fn report, void *ctx)
+{
+    int problems = 0;
+    for (int i = 0; i < b->nq; i++) {
+        if (b->q[i].family)
+            continue; /* generated questions are checked on every draw */
+        char what[512];
+        snprintf(what, sizeof what, "%s:%d: question '%s'", b->q[i].file, b->q[i].line, b->q[i].id);
+        problems += cl_question_check_style(&b->q[i], what, report, ctx);
+    }
+    return problems;
 }
 
 int cl_question_check(const cl_question *q, const char *what, cl_report_fn report, void *ctx)
@@ -116,6 +156,7 @@ static int check_draw(const cl_question *q, const cl_family *f, uint64_t seed, i
         problems++;
     } else {
         problems += cl_question_check(&inst, what, report, ctx);
+        problems += cl_question_check_style(&inst, what, report, ctx);
         double expect;
         if (!problems && f->recompute) {
             if (f->recompute(&inst, &expect)) {
