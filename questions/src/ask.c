@@ -225,7 +225,7 @@ void cl_show_feedback(const cl_io *io, const cl_shown *s, const cl_asked *a)
     } else if (g->score >= 0.999) {
         fprintf(o, "%s✓ %s%s\n", cl_c(o, CL_GREEN), CL_TR(L, "Right.", "正确。"), cl_c0(o));
     } else if (g->score > 0) {
-        fprintf(o, "%s◐ %s (%.0f%%).%s\n", cl_c(o, CL_YELLOW), CL_TR(L, "Partly right", "部分正确"),
+        fprintf(o, CL_TR(L, "%s◐ Partly right (%.0f%%).%s\n", "%s◐ 部分正确（%.0f%%）。%s\n"), cl_c(o, CL_YELLOW),
                 g->score * 100, cl_c0(o));
     } else {
         fprintf(o, "%s✗ %s%s\n", cl_c(o, CL_RED), CL_TR(L, "Wrong.", "错误。"), cl_c0(o));
