@@ -12,6 +12,7 @@
 #include "questions/family.h"
 #include "questions/frontend.h"
 #include "questions/seedmap.h"
+#include "questions/zhstyle.h"
 
 static void usage(FILE *f)
 {
@@ -109,6 +110,7 @@ int cmd_lint(int argc, char **argv)
     if (labs) {
         lint_ctx lctx = {0};
         cl_lab_lint_all(cl_home_dir(), report, &lctx);
+        cl_labs_check_zh_style(cl_home_dir(), report, &lctx);
         lab_problems = lctx.problems;
         ctx.problems += lctx.problems;
     }

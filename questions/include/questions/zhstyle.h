@@ -16,4 +16,9 @@
  * (with a few characters of context). */
 int cl_zh_style_check(const char *text, char *msg, size_t n);
 
+/* Checks the Chinese half of every labs/<lab>/README.md and every lab hint's zh text under
+ * home; reports "file:line: message". Returns the number of problems. */
+#include "questions/bank.h"
+int cl_labs_check_zh_style(const char *home, cl_report_fn report, void *ctx);
+
 #endif
