@@ -54,6 +54,10 @@ static const struct {
     {"lines", "行"},     {"registers", "个寄存器"}, {"ways", "路"},         {"stages", "级"},
     {"tokens", "个 token"}, {"requests", "个请求"}, {"GPUs", "块 GPU"},     {"bits", "位"},
     {"billion", "十亿"}, {"elements", "个元素"},   {"KB", "KB"},           {"MB", "MB"},
+    {"wavefronts", "个 wavefront"}, {"values", "个值"}, {"token slots", "个 token 槽位"},
+    {"sequences", "条序列"}, {"orders", "种顺序"}, {"allocations", "次分配"},
+    {"all-reduces", "次 all-reduce"}, {"clocks", "个时钟周期"}, {"instructions/clock", "条指令/时钟"},
+    {"SMs", "个 SM"},
 };
 
 const char *cl_unit_text(const char *unit, cl_lang lang)

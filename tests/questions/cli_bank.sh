@@ -64,6 +64,10 @@ if cmp -s p1 p2; then fail "review repeated the quiz's frozen instance"; fi
 "$CUDALAB" exam --bank "$RB" --seed 5 --n 3 --paper --key >paper1 2>err; status_is $? 0 "exam paper"
 "$CUDALAB" exam --bank "$RB" --seed 5 --n 3 --paper --key >paper2 2>err
 cmp -s paper1 paper2 || fail "exam --seed 5 twice: different papers"
+"$CUDALAB" exam --bank "$RB" --seed 5 --n 3 --paper --key --lang zh >paperzh 2>err
+has paperzh "评分：需命中 2 个要点：16640 字节 [16640 ± 0]，填充以避免存储体冲突 [" "exam key rubric (zh)"
+"$CUDALAB" exam --bank "$RB" --seed 5 --n 3 --paper --key --lang en >paperen 2>err
+has paperen "Rubric: 2 of these key points: subtract the row maximum [subtract the max" "exam key rubric (en)"
 
 [ "$FAILS" -eq 0 ] && echo "cli_bank: all checks passed"
 exit "$FAILS"
