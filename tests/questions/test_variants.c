@@ -78,6 +78,25 @@ START_TEST(the_recomputation_agrees_with_every_generator)
 }
 END_TEST
 
+/* The occupancy explanation never divides by zero or says "1 blocks" (review finding). */
+START_TEST(occupancy_explanations_read_well)
+{
+    cl_question meta = family_entry("occupancy", 0, NULL);
+    for (int v = 1; v <= 5; v++)
+        for (uint64_t seed = 0; seed < 400; seed++) {
+            cl_arena a;
+            cl_arena_init(&a);
+            cl_question q;
+            cl_err err;
+            ck_assert_int_eq(cl_question_instantiate_variant(&meta, seed, v, &a, &q, &err), 0);
+            ck_assert_msg(!strstr(q.explanation.en, "/ 0 =") && !strstr(q.explanation.en, " 1 blocks") &&
+                              !strstr(q.explanation.en, " 1 warps"),
+                          "v%d seed %d: %s", v, (int)seed, q.explanation.en);
+            cl_arena_free(&a);
+        }
+}
+END_TEST
+
 /* The family check reports a generator whose answer disagrees with its recomputation:
  * a bank entry whose answer is tampered with after generation is caught. */
 START_TEST(lint_catches_a_wrong_answer)
@@ -264,6 +283,7 @@ int main(void)
     tcase_add_test(tc, a_draw_uses_every_declared_variant_and_only_those);
     tcase_add_test(tc, the_recomputation_agrees_with_every_generator);
     tcase_add_test(tc, lint_catches_a_wrong_answer);
+    tcase_add_test(tc, occupancy_explanations_read_well);
     tcase_add_test(tc, new_families_by_hand);
     tcase_add_test(tc, rubric_points_give_partial_credit_and_read_numbers);
     tcase_add_test(tc, billions_accept_the_chinese_unit);
