@@ -6,18 +6,8 @@
 set -u
 CUDALAB=$1
 FX=$2
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cl-qbank.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-export CUDALAB_DB="$WORK/progress.db" XDG_DATA_HOME="$WORK/data" XDG_CACHE_HOME="$WORK/cache"
-export NO_COLOR=1 CUDALAB_GPU=0 LANG=C LC_ALL= LC_MESSAGES=
-unset CUDALAB_NOW
 RB="$FX/rubric"
-FAILS=0
-cd "$WORK" || exit 1
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-has() { grep -qF -- "$2" "$1" || { fail "$3: expected '$2' in $1"; sed 's/^/    | /' "$1" | tail -30; }; }
-hasnt() { if grep -qF -- "$2" "$1"; then fail "$3: did not expect '$2'"; fi; }
-status_is() { [ "$1" -eq "$2" ] || fail "$3: exit status $1, expected $2"; }
+. "$(dirname "$0")/cli_common.sh"
 
 # ---- lint: kinds, stats, variants, style ------------------------------------------------
 "$CUDALAB" lint --questions-only --bank "$RB" --stats >out 2>err; status_is $? 0 "lint rubric bank"
