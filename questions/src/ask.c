@@ -140,7 +140,7 @@ void cl_expected_text(const cl_shown *s, cl_lang L, char *out, size_t n)
     case CL_Q_MULTI:
         for (int i = 0; i < q->nchoices; i++)
             if (q->answer_set & (1u << i))
-                o += (size_t)snprintf(out + o, o < n ? n - o : 0, "%s%c) %s", o ? "; " : "", 'a' + i,
+                o += (size_t)snprintf(out + o, o < n ? n - o : 0, "%s%c) %s", o ? CL_TR(L, "; ", "；") : "", 'a' + i,
                                       cl_qtext_get(&q->choices[i], L));
         break;
     case CL_Q_NUMERIC: {
@@ -233,10 +233,10 @@ void cl_show_feedback(const cl_io *io, const cl_shown *s, const cl_asked *a)
     if (s->q.type == CL_Q_SHORT && g->status == CL_GRADE_OK)
         show_short_detail(io, s, g);
     if (g->score < 0.999 || s->q.type == CL_Q_SHORT)
-        fprintf(o, "%s%s%s %s\n", cl_c(o, CL_BOLD),
+        fprintf(o, CL_TR(L, "%s%s%s %s\n", "%s%s%s%s\n"), cl_c(o, CL_BOLD),
                 s->q.type == CL_Q_SHORT ? CL_TR(L, "Model answer:", "参考答案：") : CL_TR(L, "Answer:", "答案："),
                 cl_c0(o), expected);
-    fprintf(o, "%s%s%s %s\n", cl_c(o, CL_BOLD), CL_TR(L, "Why:", "解析："), cl_c0(o),
+    fprintf(o, CL_TR(L, "%s%s%s %s\n", "%s%s%s%s\n"), cl_c(o, CL_BOLD), CL_TR(L, "Why:", "解析："), cl_c0(o),
             cl_qtext_get(&s->q.explanation, L));
     if (s->q.nrefs) {
         fprintf(o, "%s%s", cl_c(o, CL_DIM), CL_TR(L, "See:", "参考："));
