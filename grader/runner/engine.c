@@ -1005,6 +1005,8 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
     }
     /* 2. the solution comes in */
     char msg[1024];
+    if (o->before_load)
+        o->before_load(o->ctx);
     int ls = cl_link_load(o->link, msg, sizeof msg);
     if (ls) {
         snprintf(out->message, sizeof out->message, "%s", msg);

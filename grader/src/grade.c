@@ -244,6 +244,8 @@ typedef struct run_out {
     char tamper_why[256];
     json_t *cases; /* array of case objects */
     json_t *libs;
+    json_t *libs_at_load; /* new while the solution was being loaded (its constructors) */
+    json_t *code_foreign; /* code mapped from files the solution could have written */
     char gpu[256], uuid[64];
     int host; /* the runner's backend is the host test backend */
     cl_proc_result proc;
@@ -316,6 +318,8 @@ static void parse_verdict(run_out *ro, const char *nonce)
             snprintf(ro->done_status, sizeof ro->done_status, "%s", st ? st : "?");
             ro->done_message = dup_or_null(json_string_value(json_object_get(j, "message")));
             ro->libs = json_incref(json_object_get(j, "libs_loaded"));
+            ro->libs_at_load = json_incref(json_object_get(j, "libs_at_load"));
+            ro->code_foreign = json_incref(json_object_get(j, "code_foreign"));
         }
         json_decref(j);
     }
@@ -325,6 +329,8 @@ static void run_out_free(run_out *ro)
 {
     json_decref(ro->cases);
     json_decref(ro->libs);
+    json_decref(ro->libs_at_load);
+    json_decref(ro->code_foreign);
     free(ro->done_message);
     cl_proc_result_free(&ro->proc);
 }
@@ -438,6 +444,24 @@ static int judge_run(grader *g, run_out *ro, int bench)
             cl_result_set(r, CL_V_BANNED, "the solution loaded %s while it ran (%s is not allowed in this lab)", name, b);
             return -1;
         }
+    }
+    json_array_foreach(ro->libs_at_load, i, l) {
+        const char *b = json_string_value(l) ? banned_lib(g, json_string_value(l)) : NULL;
+        if (b) {
+            cl_result_set(r, CL_V_BANNED, "the solution loaded %s as it was loaded (%s is not allowed in this lab)",
+                          json_string_value(l), b);
+            return -1;
+        }
+    }
+    /* a lab that bans libraries runs code only from installed files: a library copied under
+     * another name, or into a memory file, cannot be told from a banned one */
+    if ((g->lab.nbanned_libs > 0 || (g->o->extra_banned_libs && *g->o->extra_banned_libs)) &&
+        json_array_size(ro->code_foreign) > 0) {
+        cl_result_set(r, CL_V_BANNED,
+                      "the solution ran code from %s, a file it could have made itself (this lab bans libraries, "
+                      "so code may come only from installed libraries)",
+                      json_string_value(json_array_get(ro->code_foreign, 0)));
+        return -1;
     }
     if (ro->tampered) {
         cl_result_set(r, CL_V_CRASH, "the verdict channel was tampered with (%s): the run is void", ro->tamper_why);

@@ -155,6 +155,14 @@ START_TEST(class5_unlinked_from_the_link_map)
 }
 END_TEST
 
+START_TEST(class5_loaded_by_a_constructor)
+{
+    grade_banned(&r, "h_ctor_lib");
+    expect_out("CTORLIB libresolv loaded from a constructor");
+    tu_expect(&r, CL_V_BANNED, "libresolv");
+}
+END_TEST
+
 START_TEST(class5_mapped_by_hand)
 {
     grade_banned(&r, "h_mmap_lib");
@@ -171,6 +179,8 @@ START_TEST(class5_copied_into_a_memory_file)
     else
         ck_assert_msg(r.verdict == CL_V_BANNED, "a banned library loaded from a memory file got %s: %s", vname(&r),
                       r.message);
+    if (r.verdict == CL_V_BANNED)
+        ck_assert(tu_contains(r.message, "a file it could have made itself"));
 }
 END_TEST
 
@@ -182,6 +192,8 @@ START_TEST(class5_copied_under_another_name)
     else
         ck_assert_msg(r.verdict == CL_V_BANNED, "a banned library loaded from a renamed copy got %s: %s", vname(&r),
                       r.message);
+    if (r.verdict == CL_V_BANNED)
+        ck_assert(tu_contains(r.message, "a file it could have made itself"));
 }
 END_TEST
 
@@ -335,6 +347,7 @@ int main(void)
     tcase_add_test(tc, class4_no_seed_to_find_and_sampling_is_caught);
     tcase_add_test(tc, class5_twin_with_the_ban_is_correct);
     tcase_add_test(tc, class5_unlinked_from_the_link_map);
+    tcase_add_test(tc, class5_loaded_by_a_constructor);
     tcase_add_test(tc, class5_mapped_by_hand);
     tcase_add_test(tc, class5_copied_into_a_memory_file);
     tcase_add_test(tc, class5_copied_under_another_name);
