@@ -135,6 +135,24 @@ static const char *banned_symbol(grader *g, const cl_elf_info *e)
     return NULL;
 }
 
+/* Loading GPU code at run time (a cubin or fatbin from memory or a file, JIT linking): in a
+ * lab that bans libraries, a banned library's kernels could arrive this way (INTEGRITY.md
+ * H6). A call through a driver entry point or dlsym is not seen here: docs/grading-policy.md. */
+static const char *code_loader_symbol(grader *g, const cl_elf_info *e)
+{
+    static const char *const loaders[] = {"cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx",
+                                          "cuModuleLoadFatBinary", "cuLibraryLoadData", "cuLibraryLoadFromFile",
+                                          "cudaLibraryLoadData", "cudaLibraryLoadFromFile", "cuLinkCreate",
+                                          "cuLinkCreate_v2", "cuLinkAddData", "cuLinkAddData_v2", NULL};
+    if (g->lab.nbanned_libs == 0 && !(g->o->extra_banned_libs && *g->o->extra_banned_libs))
+        return NULL;
+    for (int i = 0; i < e->nundefined; i++)
+        for (const char *const *l = loaders; *l; l++)
+            if (!strcmp(e->undefined[i], *l))
+                return e->undefined[i];
+    return NULL;
+}
+
 static int check_source(grader *g)
 {
     cl_result *r = g->r;
@@ -198,6 +216,13 @@ static int check_binary(grader *g, const char *so)
     const char *sym = rc ? NULL : banned_symbol(g, &e);
     if (sym) {
         cl_result_set(r, CL_V_BANNED, "the solution calls %s (a library this lab does not allow)", sym);
+        rc = -1;
+    }
+    const char *loader = rc ? NULL : code_loader_symbol(g, &e);
+    if (loader) {
+        cl_result_set(r, CL_V_BANNED,
+                      "the solution loads GPU code at run time (%s): this lab bans libraries, so every kernel must "
+                      "be compiled from the solution's source", loader);
         rc = -1;
     }
     if (!rc && !cl_elf_defines(&e, g->lab.entry)) {

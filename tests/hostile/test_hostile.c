@@ -197,6 +197,15 @@ START_TEST(class5_copied_under_another_name)
 }
 END_TEST
 
+START_TEST(class5_module_loader_is_banned_where_libraries_are)
+{
+    grade_banned(&r, "h_cubin_loader");
+    tu_expect(&r, CL_V_BANNED, "loads GPU code at run time (cuModuleLoadData)");
+    grade(&twin, "h_cubin_loader", 0); /* nothing banned: the same library is fine */
+    tu_expect(&twin, CL_V_CORRECT, NULL);
+}
+END_TEST
+
 /* ---- class 6: patching the timer ---- */
 
 START_TEST(class6_patched_clock_is_off_stream)
@@ -351,6 +360,7 @@ int main(void)
     tcase_add_test(tc, class5_mapped_by_hand);
     tcase_add_test(tc, class5_copied_into_a_memory_file);
     tcase_add_test(tc, class5_copied_under_another_name);
+    tcase_add_test(tc, class5_module_loader_is_banned_where_libraries_are);
     tcase_add_test(tc, class6_patched_clock_is_off_stream);
     tcase_add_test(tc, class7_work_before_the_start_is_not_a_grade);
     tcase_add_test(tc, class8_no_process_can_be_made_or_signalled);
