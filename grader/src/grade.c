@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -409,6 +410,9 @@ static int run_runner(grader *g, const char *so, const char *mode, int quick, co
     po.ctx = &lc;
     g->last_case[0] = '\0';
     cl_err err;
+    /* the nonce is in this process's memory: no process of the same user may read it
+     * (where Landlock does not already keep the solution's process out) */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (cl_proc_run(&po, &ro->proc, &err)) {
         cl_result_set(g->r, CL_V_ERROR, "cannot start the runner: %s", err.msg);
         return -1;
