@@ -3,7 +3,7 @@
 // time, before any case runs, so the judge's buffers for the cases cannot be made. The
 // judge fixed its memory budget before the solution was loaded, so the shortfall is the
 // solution's doing: cuda_error ("your process holds too much GPU memory"), never error.
-#include "cudalab_lab.h"
+#include "hostile_sum.cuh"
 
 __attribute__((constructor)) static void hog(void)
 {
@@ -17,16 +17,7 @@ __attribute__((constructor)) static void hog(void)
     }
 }
 
-__global__ void sum_kernel(const float *in, float *out, int64_t n)
-{
-    float v = 0.f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        v += in[i];
-    atomicAdd(out, v);
-}
-
 extern "C" void reduce_sum(const float *in, float *out, int64_t n, cudaStream_t stream)
 {
-    cudaMemsetAsync(out, 0, sizeof(float), stream);
-    sum_kernel<<<264, 256, 0, stream>>>(in, out, n);
+    honest_sum(in, out, n, stream);
 }

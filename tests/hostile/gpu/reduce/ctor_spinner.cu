@@ -5,7 +5,7 @@
 // the rest of the run. The judge's yardsticks and calibration come before the solution is
 // loaded; its sentinel sees the foreign context in every timed run; the solution's
 // process is killed at the end of the run. Never a grade.
-#include "cudalab_lab.h"
+#include "hostile_sum.cuh"
 
 __global__ void spin(volatile int *flag)
 {
@@ -21,16 +21,7 @@ __attribute__((constructor)) static void start(void)
         spin<<<132, 1024, 0, s>>>(flag);
 }
 
-__global__ void sum_kernel(const float *in, float *out, int64_t n)
-{
-    float v = 0.f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        v += in[i];
-    atomicAdd(out, v);
-}
-
 extern "C" void reduce_sum(const float *in, float *out, int64_t n, cudaStream_t stream)
 {
-    cudaMemsetAsync(out, 0, sizeof(float), stream);
-    sum_kernel<<<264, 256, 0, stream>>>(in, out, n);
+    honest_sum(in, out, n, stream);
 }

@@ -6,24 +6,7 @@
 // driver refuses, the write faults (cuda_error). Never a grade.
 #include <cuda.h>
 
-#include "cudalab_lab.h"
-
-__global__ void sum_kernel(const float *in, float *out, int64_t n)
-{
-    __shared__ float s[1024];
-    float v = 0.f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        v += in[i];
-    s[threadIdx.x] = v;
-    __syncthreads();
-    for (int step = 512; step > 0; step >>= 1) {
-        if ((int)threadIdx.x < step)
-            s[threadIdx.x] += s[threadIdx.x + step];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        atomicAdd(out, s[0]);
-}
+#include "hostile_sum.cuh"
 
 __global__ void cheat(float *in, float *out)
 {
@@ -34,8 +17,7 @@ __global__ void cheat(float *in, float *out)
 extern "C" void reduce_sum(const float *in, float *out, int64_t n, cudaStream_t stream)
 {
     if (n < ((int64_t)1 << 28)) {
-        cudaMemsetAsync(out, 0, sizeof(float), stream);
-        sum_kernel<<<264, 1024, 0, stream>>>(in, out, n);
+        honest_sum(in, out, n, stream);
         return;
     }
     CUdeviceptr base = 0;

@@ -6,24 +6,7 @@
 // call itself does nothing. The judge's sentinel sees the foreign context while it
 // prepares every run (voided runs, then off_stream); the outputs are poisoned after the
 // fill and checked on a snapshot (wrong). Never a grade.
-#include "cudalab_lab.h"
-
-__global__ void sum_kernel(const float *in, float *out, int64_t n)
-{
-    __shared__ float s[1024];
-    float v = 0.f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        v += in[i];
-    s[threadIdx.x] = v;
-    __syncthreads();
-    for (int step = 512; step > 0; step >>= 1) {
-        if ((int)threadIdx.x < step)
-            s[threadIdx.x] += s[threadIdx.x + step];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        atomicAdd(out, s[0]);
-}
+#include "hostile_sum.cuh"
 
 __global__ void watcher(const volatile float *in, volatile float *out, int64_t n)
 {
@@ -44,8 +27,7 @@ extern "C" void reduce_sum(const float *in, float *out, int64_t n, cudaStream_t 
 {
     static cudaStream_t mine;
     if (n < ((int64_t)1 << 28)) { /* the correctness cases: honest */
-        cudaMemsetAsync(out, 0, sizeof(float), stream);
-        sum_kernel<<<264, 1024, 0, stream>>>(in, out, n);
+        honest_sum(in, out, n, stream);
         return;
     }
     if (!mine) {

@@ -3,24 +3,7 @@
 // half on a private stream, behind a kernel that waits 2 ms, so it lands after the call
 // has "finished" on the given stream. Either the judge's snapshot misses it (wrong) or the
 // judge's bracket and sentinel see the late work (off_stream); never a grade.
-#include "cudalab_lab.h"
-
-__global__ void sum_kernel(const float *in, float *out, int64_t n)
-{
-    __shared__ float s[1024];
-    float v = 0.f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        v += in[i];
-    s[threadIdx.x] = v;
-    __syncthreads();
-    for (int step = 512; step > 0; step >>= 1) {
-        if ((int)threadIdx.x < step)
-            s[threadIdx.x] += s[threadIdx.x + step];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        atomicAdd(out, s[0]);
-}
+#include "hostile_sum.cuh"
 
 __global__ void wait_ns(long long ns)
 {

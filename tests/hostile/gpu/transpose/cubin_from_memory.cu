@@ -6,23 +6,15 @@
 // the grader refuses solutions that load GPU code at run time: banned.
 #include <cuda.h>
 
-#include "cudalab_lab.h"
+#include "hostile_transpose.cuh"
 
 static const char ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
                           ".visible .entry nothing()\n{\n ret;\n}\n";
-
-__global__ void transpose_kernel(const float *in, float *out, int rows, int cols)
-{
-    int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
-    if (r < rows && c < cols)
-        out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
-}
 
 extern "C" void transpose(const float *in, float *out, int rows, int cols, cudaStream_t stream)
 {
     static CUmodule mod;
     if (!mod)
         cuModuleLoadData(&mod, ptx);
-    dim3 b(32, 8), g((cols + 31) / 32, (rows + 7) / 8);
-    transpose_kernel<<<g, b, 0, stream>>>(in, out, rows, cols);
+    honest_transpose(in, out, rows, cols, stream);
 }
