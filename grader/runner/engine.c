@@ -70,6 +70,7 @@ struct cl_run {
     void *cb_ctx;
     uint64_t hash_key;   /* secret key of the input hash, per case */
     int share_failed;    /* a shared buffer could not be made (memory) */
+    int map_failed;      /* the solution's process could not map a shared buffer */
     /* the outcome of the last check */
     int failed;
     char msg[2048];
@@ -314,6 +315,7 @@ static void *alloc_buffer(cl_run *run, size_t bytes, const char *name, int outpu
         }
     }
     if (!rc && run->link && cl_link_map(run->link, id, fd, map_bytes, !output, msg, sizeof msg)) {
+        run->map_failed = 1;
         cl_errorf(run, "%s", msg);
         rc = -1;
     }
@@ -905,7 +907,7 @@ static int setup_case(cl_run *run, const cl_engine_opts *o, const cl_case *c, vo
     run->bytes = run->flops = run->items = 0;
     run->items_unit[0] = run->shape[0] = run->scaled[0] = '\0';
     run->ndims = 0;
-    run->share_failed = 0;
+    run->share_failed = run->map_failed = 0;
     reset_outcome(run);
     run->hash_key = secret64();
     if (o->checker->setup(run, c, st))
@@ -1017,6 +1019,8 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
     }
     /* 2. the solution comes in */
     char msg[1024];
+    if (o->before_load)
+        o->before_load(o->ctx);
     int ls = cl_link_load(o->link, msg, sizeof msg);
     if (ls) {
         snprintf(out->message, sizeof out->message, "%s", msg);
@@ -1062,6 +1066,12 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
             snprintf(run->msg, sizeof run->msg,
                      "the judge could not allocate this case within the memory budget fixed before your code "
                      "was loaded (%s): your process holds too much GPU memory", run->error);
+        } else if (run->map_failed) {
+            /* the judge made the buffers; after the solution's code has run in it, the
+             * solution's process could not take them: that process is the solution's */
+            s = ST_CRASH;
+            snprintf(run->msg, sizeof run->msg, "the solution's process could not take this case's buffers (%s)",
+                     run->error);
         }
         if (s == ST_ERROR && be_fatal()) {
             s = ST_CUDA;

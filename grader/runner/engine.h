@@ -28,6 +28,7 @@ typedef struct cl_engine_opts {
     void (*after_load)(void *ctx); /* called once the solution is loaded (the libraries' baseline) */
     void (*after_call)(void *ctx); /* called after every call (libraries loaded since) */
     void *ctx;
+    void (*before_load)(void *ctx); /* called just before the solution is loaded */
 } cl_engine_opts;
 
 typedef enum cl_engine_rc {

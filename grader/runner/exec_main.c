@@ -214,6 +214,9 @@ static int load(const char *solution, const char *entry_name, int sanitized, voi
     }
     if (note[0])
         fprintf(stderr, "cudalab-exec: note: %s\n", note);
+    /* jailed: from here on the solution's code runs (its constructors, in dlopen), and the
+     * judge blames whatever it hears next on the solution */
+    reply(LM_ACK, 0, 0, 0, NULL);
     void *so = dlopen(solution, RTLD_NOW | RTLD_LOCAL);
     if (!so) {
         const char *e = dlerror();

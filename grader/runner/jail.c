@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/landlock.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -70,6 +71,19 @@ static int landlock(const char *const *writable, char *note, size_t noten)
 #endif
 }
 
+/* Run as root (a container), the solution's process would keep every capability, and with
+ * them the right to read a non-dumpable judge's memory: it gives them all up. */
+static void drop_capabilities(void)
+{
+    for (int c = 0; c < 64; c++)
+        prctl(PR_CAPBSET_DROP, c, 0, 0, 0); /* EINVAL past the last one; EPERM unless root */
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    syscall(SYS_capset, &h, d);
+}
+
 #define ADD(x) do { int r_ = (x); if (r_ && !bad_line) bad_line = __LINE__, bad_rc = r_; } while (0)
 #define DENY(ctx, name, ...) seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(name), __VA_ARGS__)
 
@@ -80,6 +94,7 @@ int cl_jail_enter(const cl_jail_opts *o, char *note, size_t noten, char *err, si
         snprintf(err, errn, "no_new_privs: %s", strerror(errno));
         return -1;
     }
+    drop_capabilities();
     landlock(o->writable, note, noten);
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx) {

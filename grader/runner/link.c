@@ -203,8 +203,25 @@ int cl_link_load(cl_link *l, char *msg, size_t n)
         snprintf(msg, n, "the solution's process is gone");
         return -1;
     }
+    /* first the jail: a failure there is the exec's own, before any student code ran */
+    int rc = cl_lm_recv(l->sock, &m, NULL, -1);
+    if (rc || m.type != LM_ACK) {
+        char how[128] = "broke the protocol";
+        if (rc)
+            cl_link_describe(l, how, sizeof how);
+        if (!rc && m.type == LM_LOADED && m.status == CL_LS_JAIL)
+            snprintf(msg, n, "%s", m.text);
+        else
+            snprintf(msg, n, "the solution's process %s while entering its jail", how);
+        return CL_LS_JAIL;
+    }
+    /* then the solution is loaded: what comes now may be its constructors' doing */
     if (expect(l, LM_LOADED, &m, msg, n))
         return -1;
+    if (m.status != CL_LS_OK && m.status != CL_LS_LOAD_ERROR && m.status != CL_LS_MISSING_SYMBOL) {
+        snprintf(msg, n, "the solution's process broke the protocol while the solution was loading");
+        return -1;
+    }
     snprintf(msg, n, "%s", m.text);
     return m.status;
 }

@@ -42,7 +42,9 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
                   const char *const *wrap, int sanitized, char *msg, size_t n);
 int cl_link_map(cl_link *l, int id, int fd, size_t bytes, int readonly, char *msg, size_t n);
 int cl_link_unmap_all(cl_link *l, char *msg, size_t n);
-/* Loads the solution. 0, or a CL_LS_* status with the exec's message. -1: the exec died. */
+/* Loads the solution. 0, or a CL_LS_* status with the exec's message. CL_LS_JAIL only for a
+ * failure before the exec reported itself jailed (no student code had run); -1: the exec
+ * died, or broke the protocol, once the solution's code was running. */
 int cl_link_load(cl_link *l, char *msg, size_t n);
 /* One call. prepare(ctx) runs after the call is armed and before go (the judge fills the
  * inputs then); snapshot(ctx) right after done (the judge copies the outputs). */

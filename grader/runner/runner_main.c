@@ -36,13 +36,24 @@
 
 #define MAX_LIBS 256
 
+typedef enum { SCAN_PRE_LOAD, SCAN_AFTER_LOAD, SCAN_AFTER_CALL } scan_when;
+
 typedef struct libs {
     int pid;
     const char *solution;
-    char *baseline[MAX_LIBS];
+    char solution_real[PATH_MAX];
+    char *pre[MAX_LIBS];      /* shared objects before the solution was loaded */
+    int npre;
+    char *pre_code[MAX_LIBS]; /* full paths of every executable file mapping then */
+    int npre_code;
+    char *baseline[MAX_LIBS]; /* shared objects once it was loaded */
     int nbaseline;
-    char *loaded[MAX_LIBS];
+    char *at_load[MAX_LIBS];  /* new while it was loaded (its constructors' and its own needs) */
+    int nat_load;
+    char *loaded[MAX_LIBS];   /* new while it ran */
     int nloaded;
+    char *foreign[MAX_LIBS];  /* code mapped from a file the solution could have written */
+    int nforeign;
 } libs;
 
 static libs g_libs;
@@ -61,8 +72,36 @@ static int in_list(char **list, int n, const char *name)
     return 0;
 }
 
-/* Shared objects in /proc/PID/maps: the kernel's list, which no link_map trick hides. */
-static void scan_maps(libs *l, int baseline)
+static void add(char **list, int *n, const char *name)
+{
+    if (*n < MAX_LIBS && !in_list(list, *n, name))
+        list[(*n)++] = strdup(name);
+}
+
+static int under(const char *path, const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return n > 1 && !strncmp(path, dir, n) && (path[n] == '/' || dir[n - 1] == '/');
+}
+
+/* A file the solution's process could have written (the jail lets it write only these
+ * folders), or one with no name left: code mapped from there is a copy it made. */
+static int writable_place(const char *path)
+{
+    char nv[PATH_MAX] = "";
+    const char *home = getenv("HOME");
+    if (home)
+        snprintf(nv, sizeof nv, "%s/.nv", home);
+    size_t n = strlen(path);
+    return !strncmp(path, "/memfd:", 7) || (n > 10 && !strcmp(path + n - 10, " (deleted)")) ||
+           under(path, "/tmp") || under(path, "/var/tmp") || under(path, "/dev") ||
+           under(path, getenv("TMPDIR")) || (nv[0] && under(path, nv));
+}
+
+/* Shared objects in /proc/PID/maps: the kernel's list, which no link_map trick hides, with
+ * every executable mapping of a file the solution could have made (a library copied under
+ * another name or into a memory file). */
+static void scan_maps(libs *l, scan_when when)
 {
     char path[64], line[PATH_MAX + 128];
     snprintf(path, sizeof path, "/proc/%d/maps", l->pid);
@@ -71,31 +110,42 @@ static void scan_maps(libs *l, int baseline)
         return;
     while (fgets(line, sizeof line, f)) {
         char *name = strchr(line, '/');
-        if (!name)
+        char perms[8] = "";
+        if (!name || sscanf(line, "%*s %7s", perms) != 1)
             continue;
         name[strcspn(name, "\n")] = '\0';
+        int exec = strchr(perms, 'x') != NULL;
+        if (l->solution_real[0] && !strcmp(name, l->solution_real))
+            continue;
+        if (exec && when == SCAN_PRE_LOAD)
+            add(l->pre_code, &l->npre_code, name);
+        else if (exec && writable_place(name) && !in_list(l->pre_code, l->npre_code, name))
+            add(l->foreign, &l->nforeign, name);
         const char *b = base_name(name);
         if (!strstr(b, ".so") || (l->solution && !strcmp(b, base_name(l->solution))))
             continue;
-        if (baseline) {
-            if (l->nbaseline < MAX_LIBS && !in_list(l->baseline, l->nbaseline, b))
-                l->baseline[l->nbaseline++] = strdup(b);
-        } else if (!in_list(l->baseline, l->nbaseline, b) && !in_list(l->loaded, l->nloaded, b) &&
-                   l->nloaded < MAX_LIBS) {
-            l->loaded[l->nloaded++] = strdup(b);
+        if (when == SCAN_PRE_LOAD) {
+            add(l->pre, &l->npre, b);
+        } else if (when == SCAN_AFTER_LOAD) {
+            add(l->baseline, &l->nbaseline, b);
+            if (!in_list(l->pre, l->npre, b))
+                add(l->at_load, &l->nat_load, b);
+        } else if (!in_list(l->baseline, l->nbaseline, b)) {
+            add(l->loaded, &l->nloaded, b);
         }
     }
     fclose(f);
 }
 
-static void libs_after_load(void *ctx) { scan_maps(ctx, 1); }
-static void libs_after_call(void *ctx) { scan_maps(ctx, 0); }
+static void libs_before_load(void *ctx) { scan_maps(ctx, SCAN_PRE_LOAD); }
+static void libs_after_load(void *ctx) { scan_maps(ctx, SCAN_AFTER_LOAD); }
+static void libs_after_call(void *ctx) { scan_maps(ctx, SCAN_AFTER_CALL); }
 
-static json_t *libs_json(const libs *l)
+static json_t *list_json(char *const *list, int n)
 {
     json_t *a = json_array();
-    for (int i = 0; i < l->nloaded; i++)
-        json_array_append_new(a, json_string(l->loaded[i]));
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(list[i]));
     return a;
 }
 
@@ -123,11 +173,13 @@ static json_t *device_json(const be_device *d)
 static int done(cl_verdict_out *vo, const char *status, const char *message)
 {
     if (g_libs.pid > 0)
-        scan_maps(&g_libs, 0);
+        scan_maps(&g_libs, SCAN_AFTER_CALL);
     json_t *o = json_pack("{s:s}", "status", status);
     if (message && *message)
         json_object_set_new(o, "message", json_string(message));
-    json_object_set_new(o, "libs_loaded", libs_json(&g_libs));
+    json_object_set_new(o, "libs_loaded", list_json(g_libs.loaded, g_libs.nloaded));
+    json_object_set_new(o, "libs_at_load", list_json(g_libs.at_load, g_libs.nat_load));
+    json_object_set_new(o, "code_foreign", list_json(g_libs.foreign, g_libs.nforeign));
     cl_verdict_emit(vo, "done", o);
     return 0;
 }
@@ -258,10 +310,12 @@ int main(int argc, char **argv)
     cl_verdict_emit(&vo, "clock", json_pack("{s:s}", "bound", link.gated ? "gpu" : "host"));
     g_libs.pid = link.pid;
     g_libs.solution = solution;
+    if (!realpath(solution, g_libs.solution_real))
+        g_libs.solution_real[0] = '\0';
 
     cl_engine_opts o = {&lab,  chk,   &link, budget, seed, !plan && strcmp(mode, "bench") != 0,
                         strcmp(mode, "test") != 0, quick, plan, nonly ? only : NULL, libs_after_load,
-                        libs_after_call, &g_libs};
+                        libs_after_call, &g_libs, libs_before_load};
     cl_engine_outcome out;
     int rc = cl_engine_run(&o, &dev, &vo, &out);
     static const char *const status[] = {[CL_ENGINE_OK] = "ok",

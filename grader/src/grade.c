@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,6 +136,24 @@ static const char *banned_symbol(grader *g, const cl_elf_info *e)
     return NULL;
 }
 
+/* Loading GPU code at run time (a cubin or fatbin from memory or a file, JIT linking): in a
+ * lab that bans libraries, a banned library's kernels could arrive this way (INTEGRITY.md
+ * H6). A call through a driver entry point or dlsym is not seen here: docs/grading-policy.md. */
+static const char *code_loader_symbol(grader *g, const cl_elf_info *e)
+{
+    static const char *const loaders[] = {"cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx",
+                                          "cuModuleLoadFatBinary", "cuLibraryLoadData", "cuLibraryLoadFromFile",
+                                          "cudaLibraryLoadData", "cudaLibraryLoadFromFile", "cuLinkCreate",
+                                          "cuLinkCreate_v2", "cuLinkAddData", "cuLinkAddData_v2", NULL};
+    if (g->lab.nbanned_libs == 0 && !(g->o->extra_banned_libs && *g->o->extra_banned_libs))
+        return NULL;
+    for (int i = 0; i < e->nundefined; i++)
+        for (const char *const *l = loaders; *l; l++)
+            if (!strcmp(e->undefined[i], *l))
+                return e->undefined[i];
+    return NULL;
+}
+
 static int check_source(grader *g)
 {
     cl_result *r = g->r;
@@ -200,6 +219,13 @@ static int check_binary(grader *g, const char *so)
         cl_result_set(r, CL_V_BANNED, "the solution calls %s (a library this lab does not allow)", sym);
         rc = -1;
     }
+    const char *loader = rc ? NULL : code_loader_symbol(g, &e);
+    if (loader) {
+        cl_result_set(r, CL_V_BANNED,
+                      "the solution loads GPU code at run time (%s): this lab bans libraries, so every kernel must "
+                      "be compiled from the solution's source", loader);
+        rc = -1;
+    }
     if (!rc && !cl_elf_defines(&e, g->lab.entry)) {
         const char *mangled = NULL;
         for (int i = 0; i < e.ndefined; i++)
@@ -244,6 +270,8 @@ typedef struct run_out {
     char tamper_why[256];
     json_t *cases; /* array of case objects */
     json_t *libs;
+    json_t *libs_at_load; /* new while the solution was being loaded (its constructors) */
+    json_t *code_foreign; /* code mapped from files the solution could have written */
     char gpu[256], uuid[64];
     int host; /* the runner's backend is the host test backend */
     cl_proc_result proc;
@@ -316,6 +344,8 @@ static void parse_verdict(run_out *ro, const char *nonce)
             snprintf(ro->done_status, sizeof ro->done_status, "%s", st ? st : "?");
             ro->done_message = dup_or_null(json_string_value(json_object_get(j, "message")));
             ro->libs = json_incref(json_object_get(j, "libs_loaded"));
+            ro->libs_at_load = json_incref(json_object_get(j, "libs_at_load"));
+            ro->code_foreign = json_incref(json_object_get(j, "code_foreign"));
         }
         json_decref(j);
     }
@@ -325,6 +355,8 @@ static void run_out_free(run_out *ro)
 {
     json_decref(ro->cases);
     json_decref(ro->libs);
+    json_decref(ro->libs_at_load);
+    json_decref(ro->code_foreign);
     free(ro->done_message);
     cl_proc_result_free(&ro->proc);
 }
@@ -378,6 +410,9 @@ static int run_runner(grader *g, const char *so, const char *mode, int quick, co
     po.ctx = &lc;
     g->last_case[0] = '\0';
     cl_err err;
+    /* the nonce is in this process's memory: no process of the same user may read it
+     * (where Landlock does not already keep the solution's process out) */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (cl_proc_run(&po, &ro->proc, &err)) {
         cl_result_set(g->r, CL_V_ERROR, "cannot start the runner: %s", err.msg);
         return -1;
@@ -438,6 +473,24 @@ static int judge_run(grader *g, run_out *ro, int bench)
             cl_result_set(r, CL_V_BANNED, "the solution loaded %s while it ran (%s is not allowed in this lab)", name, b);
             return -1;
         }
+    }
+    json_array_foreach(ro->libs_at_load, i, l) {
+        const char *b = json_string_value(l) ? banned_lib(g, json_string_value(l)) : NULL;
+        if (b) {
+            cl_result_set(r, CL_V_BANNED, "the solution loaded %s as it was loaded (%s is not allowed in this lab)",
+                          json_string_value(l), b);
+            return -1;
+        }
+    }
+    /* a lab that bans libraries runs code only from installed files: a library copied under
+     * another name, or into a memory file, cannot be told from a banned one */
+    if ((g->lab.nbanned_libs > 0 || (g->o->extra_banned_libs && *g->o->extra_banned_libs)) &&
+        json_array_size(ro->code_foreign) > 0) {
+        cl_result_set(r, CL_V_BANNED,
+                      "the solution ran code from %s, a file it could have made itself (this lab bans libraries, "
+                      "so code may come only from installed libraries)",
+                      json_string_value(json_array_get(ro->code_foreign, 0)));
+        return -1;
     }
     if (ro->tampered) {
         cl_result_set(r, CL_V_CRASH, "the verdict channel was tampered with (%s): the run is void", ro->tamper_why);

@@ -5,6 +5,9 @@
                    [--timeout S] [--min-fraction F]
   check_verdict.py CUDALAB LAB SOLUTION --from-file     (EXPECTED from '// expect:' lines)
 
+EXPECTED may list alternatives, "off_stream|wrong": any of them matches (the hostile suite's
+cheats, where more than one verdict is fair and none is a grade).
+
 Exits 77 (ctest: SKIPPED) when no GPU is visible, 0 when the verdict matches, 1 otherwise.
 """
 import argparse
@@ -67,7 +70,8 @@ def main() -> int:
     # Verdicts about speed, the stream, and timed or warm-up runs need the bench; the rest need only
     # the correctness cases (much faster).
     mode = args.mode
-    if mode == "submit" and expected not in ("slow", "pass", "good", "excellent", "off_stream") \
+    wanted = expected.split("|")
+    if mode == "submit" and not set(wanted) & {"slow", "pass", "good", "excellent", "off_stream"} \
             and not re.search(r"timed run|warm-up run", message or ""):
         mode = "test"
     env = dict(os.environ)
@@ -86,7 +90,7 @@ def main() -> int:
         print(proc.stdout[-3000:], proc.stderr[-3000:])
         return 1
     got = report.get("verdict")
-    ok = got == expected
+    ok = got in wanted
     if ok and message and message not in (report.get("message") or ""):
         ok = False
     summary = f"{args.lab} {os.path.basename(args.solution)}: verdict {got} (expected {expected})"
