@@ -757,13 +757,15 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
             goto done;
         }
         r->copy_gbps = ceil.copy_gbps;
+        r->read_gbps = ceil.read_gbps;
+        r->write_gbps = ceil.write_gbps;
         r->fp16_tflops = ceil.fp16_tflops;
         if (!o->no_reference)
             time_reference(&g);
         if (g.lab.ceiling == CL_CEIL_CUBLAS)
             cublas_ceilings(&g);
     }
-    cl_score_bench(&g.lab, r, ceil.copy_gbps);
+    cl_score_bench(&g.lab, r);
     if (!r->tier)
         cl_result_set(r, CL_V_CORRECT, "correct; no ceiling to compare the speed with");
 done:
