@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""compile_arches.py FILE [--ptx] [--arches 75,80,...]: FILE (a reference, skeleton or ladder
+solution) must compile for every GPU architecture a student may have.
+
+For each architecture, nvcc builds FILE as cudalab builds a solution (-O3 -std=c++17, the
+lab ABI header), to a cubin: the front end and ptxas, so an instruction an architecture
+lacks (cp.async before sm_80, wgmma outside sm_90a) fails here. --ptx stops after the front
+end (-ptx): faster, but blind to ptxas errors. Exits 77 (ctest: SKIPPED) without nvcc."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ARCHES = ["75", "80", "86", "89", "90", "120"]
+
+
+def nvcc_path():
+    env = os.environ.get("CUDALAB_NVCC")
+    if env and os.access(env, os.X_OK):
+        return env
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    return "/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--ptx", action="store_true", help="front end only (no ptxas)")
+    ap.add_argument("--arches", default=",".join(ARCHES))
+    ap.add_argument("--include", default=os.path.join(os.path.dirname(__file__), "..", "..", "labs", "include"))
+    args = ap.parse_args()
+    nvcc = nvcc_path()
+    if not nvcc:
+        print("SKIPPED: no nvcc on this machine")
+        return 77
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="cudalab-arches-") as tmp:
+        for arch in args.arches.split(","):
+            out = os.path.join(tmp, f"sm_{arch}." + ("ptx" if args.ptx else "cubin"))
+            kind = ["-arch=compute_" + arch, "-ptx"] if args.ptx else ["-arch=sm_" + arch, "-cubin"]
+            cmd = [nvcc, "-O3", "-std=c++17", "-I" + os.path.abspath(args.include),
+                   "-I" + os.path.dirname(os.path.abspath(args.file))] + kind + ["-o", out, args.file]
+            t0 = time.time()
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            dt = time.time() - t0
+            errors = [line for line in (p.stdout + p.stderr).splitlines() if "error" in line.lower()]
+            if p.returncode != 0 or not os.path.exists(out):
+                failed.append(arch)
+                print(f"FAIL sm_{arch} ({dt:.1f} s): " + ("\n    ".join(errors[:8]) or f"nvcc exit {p.returncode}"))
+            else:
+                print(f"ok   sm_{arch} ({dt:.1f} s)")
+    if failed:
+        print(f"{args.file}: does not compile for " + ", ".join("sm_" + a for a in failed))
+        return 1
+    print(f"{args.file}: compiles for " + ", ".join("sm_" + a for a in args.arches.split(",")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
