@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""compile_arches.py FILE [--ptx] [--ptxas 75] [--arches 75,80,...]: FILE (a reference,
-skeleton or ladder solution) must compile for every GPU architecture a student may have.
+"""compile_arches.py FILE [--ptx] [--ptxas 75] [--arches 75,80,...]: FILE (a reference or
+skeleton) must compile for every GPU architecture a student may have.
 
 For each architecture, nvcc builds FILE as cudalab builds a solution (-O3 -std=c++17, the
 lab ABI header), to a cubin: the front end and ptxas, so an instruction an architecture
