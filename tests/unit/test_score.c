@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "grader/labconf.h"
+#include "grader/report.h"
 #include "grader/score.h"
 #include "testutil.h"
 
@@ -335,6 +336,46 @@ START_TEST(gemm_ladder)
 }
 END_TEST
 
+START_TEST(the_report_names_the_case_that_holds_it_down)
+{
+    cl_result r;
+    double f[] = {0.95, 0.30};
+    graded(&lab, &r, f, 2);
+    snprintf(r.gpu, sizeof r.gpu, "Test GPU");
+    r.read_gbps = 1000.0;
+    /* text: every case's fraction and tier, the aggregate, the points, the limiting case */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cl_report_text(&r, mem, 0);
+    fclose(mem);
+    ck_assert_msg(strstr(text, "read-only bandwidth 1000 GB/s"), "%s", text);
+    ck_assert_msg(strstr(text, "95.0%") && strstr(text, "30.0%") && strstr(text, "slow"), "%s", text);
+    ck_assert_msg(strstr(text, "geometric mean"), "%s", text);
+    ck_assert_msg(strstr(text, "held down by 'case 1' (30.0%, slow)"), "%s", text);
+    free(text);
+    /* JSON, and back (the classroom keeps reports as JSON) */
+    json_t *j = cl_result_to_json(&r);
+    json_t *perf = json_object_get(j, "performance");
+    ck_assert_str_eq(json_string_value(json_object_get(perf, "limited_by")), "case 1");
+    ck_assert_str_eq(json_string_value(json_object_get(perf, "ceiling")), "read-only bandwidth");
+    ck_assert_str_eq(json_string_value(json_object_get(perf, "aggregate")), "geomean");
+    ck_assert_double_eq_tol(json_number_value(json_object_get(perf, "fraction")), r.perf_fraction, 1e-12);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(perf, "points")), r.perf_points, 1e-12);
+    cl_result back;
+    cl_result_from_json(j, &back);
+    ck_assert_int_eq(back.limiting_case, 1);
+    ck_assert_int_eq(back.ceiling, CL_CEIL_READ);
+    ck_assert_double_eq_tol(back.read_gbps, 1000.0, 1e-9);
+    /* re-scored from the report (a course's weights): the same fraction */
+    cl_score_bench(&lab, &back);
+    ck_assert_double_eq_tol(back.perf_fraction, r.perf_fraction, 1e-12);
+    json_decref(j);
+    cl_result_free(&back);
+    cl_result_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("score");
@@ -353,6 +394,7 @@ int main(void)
     tcase_add_test(tc, layernorm_kernels);
     tcase_add_test(tc, transpose_kernels);
     tcase_add_test(tc, gemm_ladder);
+    tcase_add_test(tc, the_report_names_the_case_that_holds_it_down);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
