@@ -3,7 +3,7 @@
 // evicts L2 by reading a buffer twice its size and keeps the GPU busy for 150 us (so the
 // start event fires after the host has enqueued the timed work); CUDA events around the
 // call; warm-up first; median of the runs. Results are printed as the JSON lines of
-// _timing.py's emit(), which bench/round2_table.py reads.
+// _timing.py's emit(), which bench/table.py reads. Inputs: bench_uniform, a hash of the index.
 #ifndef CUDALAB_BENCH_CUDA_TIMING_CUH
 #define CUDALAB_BENCH_CUDA_TIMING_CUH
 
@@ -24,6 +24,16 @@
             exit(1);                                                                                           \
         }                                                                                                      \
     } while (0)
+
+// A value uniform in [-1, 1) from a hash of (i, seed): inputs no cache can have seen.
+__device__ __forceinline__ float bench_uniform(size_t i, unsigned seed)
+{
+    unsigned h = (unsigned)i * 2654435761u ^ (unsigned)(i >> 32) * 40503u ^ seed;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    return (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+}
 
 struct bench_timing {
     double median_ms, min_ms, max_ms;

@@ -19,13 +19,8 @@
 
 __global__ void fill_half(__half *p, size_t n, unsigned seed)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ seed;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        h ^= h >> 13;
-        p[i] = __float2half((float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f); // uniform in [-1, 1)
-    }
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = __float2half(bench_uniform(i, seed));
 }
 
 // sum (a - b)^2 and sum b^2 in fp64

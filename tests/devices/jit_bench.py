@@ -7,14 +7,11 @@ mma.sync m16n8k8) and `compute_80` the sm_80 ones, which no other test executes.
 every correctness case passes and the bench runs (any tier: an older path on a newer GPU is
 not expected to reach the top one); prints each bench case's fraction of the lab's ceiling.
 Exits 77 (ctest: SKIPPED) when no GPU is visible."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
-from check_verdict import gpu_present  # noqa: E402
+from check_verdict import gpu_present, run_report  # noqa: E402
 
 WORKS = ("correct", "slow", "pass", "good", "excellent")
 
@@ -27,19 +24,10 @@ def main() -> int:
     if not gpu_present():
         print("SKIPPED: no GPU visible (nvidia-smi -L found none)")
         return 77
-    env = dict(os.environ)
-    state = tempfile.mkdtemp(prefix="cudalab-jit-test-")
-    env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
-    env["CUDALAB_DB"] = os.path.join(state, "progress.db")
     # nms and topo_sort are graded against the reference, which would be this same build:
     # their fraction is left out (the bench still runs, verified)
-    cmd = [cudalab, "bench", lab, solution, "--arch", arch, "--no-reference", "--json", "--no-color"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        print(f"cudalab printed no JSON report (exit {proc.returncode})")
-        print(proc.stdout[-3000:], proc.stderr[-3000:])
+    report = run_report([cudalab, "bench", lab, solution, "--arch", arch, "--no-reference", "--json", "--no-color"])
+    if report is None:
         return 1
     verdict = report.get("verdict")
     built = (report.get("compile") or {}).get("arch")
