@@ -16,7 +16,7 @@
 #      bench/peers/gemm.py --shapes); paged_attention at every shape of its peer script next
 #      to SDPA (bench/dev/pa_probe.cu's shape mode, bench/peers/paged_attention.py --all-shapes)
 #   4. the table (bench/table.py --round2)
-# The helpers are compiled with nvcc on the GPU machine while step 1 and 2 run.
+# The helpers are compiled with nvcc on the GPU machine while step 2 runs.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/env.sh
@@ -33,6 +33,10 @@ nvcc=${CUDALAB_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 labs="reduce transpose softmax layernorm gemm paged_attention iou nms topo_sort"
 gemm_shapes="1024,1024,1024 4096,4096,4096 8192,8192,8192 127,4099,520 4096,14336,4096"
 
+log "1. ceilings (cudalab device --refresh)"
+timeout 300 "$cudalab" device --refresh --json > "$out/device.json" || { echo "no GPU: nothing to measure"; exit 3; }
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("  copy %.0f, read-only %.0f, write-only %.0f GB/s; cuBLAS %.0f TFLOP/s" % (d["copy_gbps"], d.get("read_gbps", 0), d.get("write_gbps", 0), d["fp16_tflops"]))' "$out/device.json"
+
 log "compiling the helpers (background)"
 flags=(-O3 -std=c++17 -Ilabs/include -Igrader/include -Ibench/peers)
 ( "$nvcc" "${flags[@]}" -arch=native bench/peers/reduce_cub.cu -o "$bin/reduce_cub" > "$bin/reduce_cub.log" 2>&1
@@ -43,10 +47,6 @@ flags=(-O3 -std=c++17 -Ilabs/include -Igrader/include -Ibench/peers)
 ( "$nvcc" "${flags[@]}" -arch=native -DPA_SRC='"../../reference/paged_attention.cu"' bench/dev/pa_probe.cu \
      -o "$bin/pa_probe" > "$bin/pa_probe.log" 2>&1
   echo "pa_probe: exit $?" >> "$bin/status" ) &
-
-log "1. ceilings (cudalab device --refresh)"
-timeout 300 "$cudalab" device --refresh --json > "$out/device.json" || { echo "no GPU: nothing to measure"; exit 3; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("  copy %.0f, read-only %.0f, write-only %.0f GB/s; cuBLAS %.0f TFLOP/s" % (d["copy_gbps"], d.get("read_gbps", 0), d.get("write_gbps", 0), d["fp16_tflops"]))' "$out/device.json"
 
 log "2. references through cudalab bench, and their PyTorch peers"
 mkdir -p "$out/side"
