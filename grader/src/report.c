@@ -70,6 +70,8 @@ static json_t *case_to_json(const cl_case_result *c)
         }
         set_str(b, "tier", c->tier);
         json_object_set_new(b, "off_stream", json_boolean(c->off_stream));
+        if (c->off_stream_why)
+            json_object_set_new(b, "off_stream_why", json_string(c->off_stream_why));
         json_object_set_new(o, "bench", b);
     } else if (!c->bench) {
         set_num(o, "ms", c->ms);
@@ -192,6 +194,8 @@ void cl_case_from_json(json_t *c, cl_case_result *cr)
     cr->runs = (int)json_integer_value(json_object_get(b, "runs"));
     cr->batches = (int)json_integer_value(json_object_get(b, "batches"));
     cr->off_stream = json_is_true(json_object_get(b, "off_stream"));
+    const char *why = json_string_value(json_object_get(b, "off_stream_why"));
+    cr->off_stream_why = why ? strdup(why) : NULL;
     cr->median_ms = jnum(b, "median_ms");
     cr->min_ms = jnum(b, "min_ms");
     cr->max_ms = jnum(b, "max_ms");
