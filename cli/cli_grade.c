@@ -35,6 +35,7 @@ static void usage(FILE *f, const char *cmd)
             "  --skeleton         grade the lab's starting skeleton\n"
             "  --seed N           reproduce a run (every report prints its seed)\n"
             "  --arch sm_XY       compile for this architecture instead of this GPU's\n"
+            "                     (compute_XY: PTX only, JIT-compiled by the driver for this GPU)\n"
             "  --timeout S        wall-clock limit per run (default: the lab's)\n",
             cmd);
     if (strcmp(cmd, "compile"))

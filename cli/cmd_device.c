@@ -1,4 +1,5 @@
-/* cmd_device.c: cudalab device [--refresh] [--json]: this GPU and its measured ceilings. */
+/* cmd_device.c: cudalab device [--refresh] [--json]: this GPU and its measured ceilings
+ * (copy, read-only and write-only bandwidth; cuBLAS fp16). */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -21,8 +22,9 @@ int cmd_device(int argc, char **argv)
         else if (ch == 'j') json = 1;
         else {
             fprintf(ch == 'h' ? stdout : stderr, "usage: cudalab device [--refresh] [--json]\n"
-                    "  Shows this GPU and its ceilings: copy bandwidth (a vectorised copy kernel) and\n"
-                    "  cuBLAS's fp16 Tensor Core rate, measured once per GPU and driver, then cached.\n");
+                    "  Shows this GPU and its ceilings: copy, read-only and write-only bandwidth (the best\n"
+                    "  of vectorised streaming kernels) and cuBLAS's fp16 Tensor Core rate, measured\n"
+                    "  once per GPU and driver, then cached. --refresh measures again.\n");
             return ch == 'h' ? 0 : 2;
         }
     }
@@ -46,6 +48,10 @@ int cmd_device(int argc, char **argv)
                               c.copy_gbps, "copy_kernel_gbps", c.copy_kernel_gbps, "memcpy_gbps", c.memcpy_gbps, "dram_peak_gbps", c.dram_peak_gbps,
                               "fp16_tflops", c.fp16_tflops, "fp16_gemm_n", c.fp16_gemm_n, "measured_at",
                               (json_int_t)c.measured_at, "cached", c.from_cache, "cache_file", c.cache_path);
+        json_object_set_new(o, "read_gbps", json_real(c.read_gbps));
+        json_object_set_new(o, "write_gbps", json_real(c.write_gbps));
+        json_object_set_new(o, "write_kernel_gbps", json_real(c.write_kernel_gbps));
+        json_object_set_new(o, "memset_gbps", json_real(c.memset_gbps));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
         puts(s);
         free(s);
@@ -67,6 +73,10 @@ int cmd_device(int argc, char **argv)
     printf("  copy bandwidth      %s%.0f GB/s%s  %s(bytes read + written: the best of three vectorised copy"
            " kernels, %.0f GB/s, and cudaMemcpy, %.0f GB/s)%s\n", B, c.copy_gbps, Z, D, c.copy_kernel_gbps,
            c.memcpy_gbps, Z);
+    printf("  read-only           %s%.0f GB/s%s  %s(bytes read: the best of three vectorised read kernels,"
+           " %.0f%% of copy)%s\n", B, c.read_gbps, Z, D, c.copy_gbps > 0 ? 100 * c.read_gbps / c.copy_gbps : 0, Z);
+    printf("  write-only          %s%.0f GB/s%s  %s(bytes written: the best of three vectorised store kernels,"
+           " %.0f GB/s, and cudaMemset, %.0f GB/s)%s\n", B, c.write_gbps, Z, D, c.write_kernel_gbps, c.memset_gbps, Z);
     printf("  fp16 Tensor Cores   %s%.0f TFLOP/s%s  %s(cuBLAS, %d^3, fp32 accumulate)%s\n", B, c.fp16_tflops, Z, D,
            c.fp16_gemm_n, Z);
     printf("%s  %s %s%s\n", D, c.from_cache ? "cached in" : "saved to", c.cache_path, Z);

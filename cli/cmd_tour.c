@@ -31,8 +31,8 @@ static int tour_gpu(char **names, int n, int json_out)
         return 3;
     }
     cl_progress_clear();
-    printf("%s%s%s: copy bandwidth %.0f GB/s, fp16 Tensor Cores %.0f TFLOP/s %s(cudalab device)%s\n\n", B, c.name, Z,
-           c.copy_gbps, c.fp16_tflops, D, Z);
+    printf("%s%s%s: copy bandwidth %.0f GB/s, read-only %.0f GB/s, write-only %.0f GB/s, fp16 Tensor Cores %.0f"
+           " TFLOP/s %s(cudalab device)%s\n\n", B, c.name, Z, c.copy_gbps, c.read_gbps, c.write_gbps, c.fp16_tflops, D, Z);
     printf("Grading every lab's reference solution, as a student's submission is graded:\n");
     int failures = 0;
     for (int i = 0; i < n; i++) {

@@ -881,6 +881,8 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
             goto done;
         }
         r->copy_gbps = ceil.copy_gbps;
+        r->read_gbps = ceil.read_gbps;
+        r->write_gbps = ceil.write_gbps;
         r->fp16_tflops = ceil.fp16_tflops;
         plan_shapes(&g, so, &y);
         if (!o->no_reference)
@@ -900,7 +902,7 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
         if (host)
             break;
         apply_yardsticks(&g, &y);
-        cl_score_bench(&g.lab, r, ceil.copy_gbps);
+        cl_score_bench(&g.lab, r);
         const cl_case_result *imp = impossible_case(&g);
         if (!imp)
             break;
@@ -918,7 +920,7 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
         r->tier = NULL;
     }
     if (host)
-        cl_score_bench(&g.lab, r, 0);
+        cl_score_bench(&g.lab, r); /* no bandwidth figures: no ceiling */
     if (!r->tier)
         cl_result_set(r, CL_V_CORRECT, "correct; no ceiling to compare the speed with");
 done:

@@ -59,6 +59,7 @@ void cl_result_init(cl_result *r)
 {
     memset(r, 0, sizeof *r);
     r->tensor_cores = -1;
+    r->limiting_case = -1;
 }
 
 void cl_result_set(cl_result *r, cl_verdict v, const char *fmt, ...)

@@ -39,6 +39,23 @@ def expectations(path):
     return (verdict.group(1) if verdict else None, message.group(1) if message else None)
 
 
+def run_report(cmd):
+    """Runs a cudalab command that prints a --json report, with a progress database and data
+    folder of its own; the report, or None (and what it printed) when there is none."""
+    env = dict(os.environ)
+    state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")
+    env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
+    env["CUDALAB_DB"] = os.path.join(state, "progress.db")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    shutil.rmtree(state, ignore_errors=True)
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        print(f"cudalab printed no JSON report (exit {proc.returncode})")
+        print(proc.stdout[-3000:], proc.stderr[-3000:])
+        return None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("cudalab")
@@ -74,20 +91,11 @@ def main() -> int:
     if mode == "submit" and not set(wanted) & {"slow", "pass", "good", "excellent", "off_stream"} \
             and not re.search(r"timed run|warm-up run", message or ""):
         mode = "test"
-    env = dict(os.environ)
-    state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")
-    env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
-    env["CUDALAB_DB"] = os.path.join(state, "progress.db")
     cmd = [args.cudalab, mode, args.lab, args.solution, "--json", "--no-color"] + args.extra
     if args.timeout:
         cmd += ["--timeout", str(args.timeout)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    shutil.rmtree(state, ignore_errors=True)
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        print(f"cudalab printed no JSON report (exit {proc.returncode})")
-        print(proc.stdout[-3000:], proc.stderr[-3000:])
+    report = run_report(cmd)
+    if report is None:
         return 1
     got = report.get("verdict")
     ok = got in wanted

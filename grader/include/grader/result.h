@@ -97,6 +97,7 @@ typedef struct cl_result {
     char gpu[256];
     char gpu_uuid[64];
     double copy_gbps, fp16_tflops;
+    double read_gbps, write_gbps; /* read-only and write-only bandwidth (0: not measured) */
     /* cases */
     int ncases;
     cl_case_result cases[CL_MAX_CASES];
@@ -106,7 +107,13 @@ typedef struct cl_result {
     int nlibs;
     char *libs[32];       /* libraries the solution loaded */
     char *sanitizer;      /* compute-sanitizer findings, if run */
-    const char *tier;     /* overall tier (the slowest bench case), or NULL */
+    const char *tier;     /* overall tier (of perf_fraction), or NULL */
+    double perf_fraction; /* the bench cases' fractions, each capped at the excellent tier,
+                             aggregated as lab.yaml says (geometric mean or the slowest) */
+    double perf_points;   /* the performance points it earned (0 until cl_score_total) */
+    int limiting_case;    /* index of the bench case that holds the score down, -1: none */
+    int ceiling;          /* the lab's cl_ceiling, for formatting (set by cl_score_bench) */
+    int aggregate;        /* the lab's cl_aggregate, for formatting */
     double score, max_score;
     double seconds;       /* wall time of the whole grading */
 } cl_result;
