@@ -401,7 +401,7 @@ int cl_link_selftest(cl_link *l, char *msg, size_t n)
     a.a[1] = (cl_arg){CL_ARG_PTR, 1, 0, 0, 0};
     a.a[2] = (cl_arg){CL_ARG_I64, 0, 0, 4096, 0};
     cl_call_timing t;
-    rc = cl_link_call(l, &a, 1, 5.0, NULL, NULL, NULL, &t, msg, n) == CL_CALL_OK ? 0 : -1;
+    rc = cl_link_call(l, &a, 1, 3.0, NULL, NULL, NULL, &t, msg, n) == CL_CALL_OK ? 0 : -1;
     if (!rc)
         rc = cl_link_unmap_all(l, msg, n);
 out:
