@@ -22,6 +22,7 @@ typedef struct cl_class_rt {
 /* One submission's private stage, ready for the sandbox. */
 typedef struct cl_class_stage {
     char dir[CL_PATH_MAX];
+    char sha256[CL_SHA256_HEX]; /* of the copy: what is graded */
     int nprotect;
     char protect_buf[CL_RT_MAX_PROTECT][CL_PATH_MAX];
     const char *protect[CL_RT_MAX_PROTECT + 1];
@@ -35,8 +36,10 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
                      unsigned uid_base, char gpus[][32], int ngpus, cl_err *err);
 void cl_class_rt_free(cl_class_rt *rt);
 
-/* Copies the submission into a new stage and hands it to the worker's uid. 0 ready;
- * 1 rejected (*result holds the verdict); -1 error. */
+/* Copies the submission into a new stage (under a fixed name), hashes the copy into
+ * st->sha256 and hands the stage to the worker's uid. 0 ready; 1 rejected (*result holds
+ * the verdict); -1 error. A copy whose hash is not job->sub->sha256 (the file was replaced
+ * since it was listed) is the caller's to settle: grade it under its new hash, or not. */
 int cl_class_rt_stage(const cl_class_rt *rt, const cl_class_job *job, int slot, cl_class_stage *st, json_t **result,
                       cl_err *err);
 void cl_class_rt_unstage(cl_class_stage *st);
@@ -90,8 +93,11 @@ int cl_class_record(cl_class_run *r, const cl_submission *s, json_t *res, cl_err
 int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err);
 
 /* The stage (copy) and unpack steps of stage.c. */
-int cl_stage_copy(const cl_submission *s, const char *stage, int allow_prebuilt, char *why, size_t why_n,
-                  cl_err *err);
+int cl_stage_copy(const cl_submission *s, const char *lab, const char *stage, int allow_prebuilt, char *why,
+                  size_t why_n, cl_err *err);
+/* The content hash of what cl_stage_copy copied (the same as cl_intake_hash of the original
+ * when nothing changed in between): what is graded is what is recorded. */
+int cl_stage_hash(const cl_submission *s, const char *stage, char out[CL_SHA256_HEX], cl_err *err);
 int cl_stage_prepare(const cl_submission *s, const char *lab, const char *stage, int allow_prebuilt, char *solution,
                      size_t solution_n, char *why, size_t why_n, cl_err *err);
 int cl_sandbox_own(const cl_sandbox *sb, int slot, const char *dir, cl_err *err);

@@ -357,13 +357,15 @@ int cl_class_rt_stage(const cl_class_rt *rt, const cl_class_job *job, int slot, 
 {
     memset(st, 0, sizeof *st);
     *result = NULL;
-    snprintf(st->dir, sizeof st->dir, "%s/%.64s-XXXXXX", rt->stage_root, job->sub->student);
+    snprintf(st->dir, sizeof st->dir, "%s/s%d-XXXXXX", rt->stage_root, slot);
     if (!mkdtemp(st->dir))
         return cl_err_set(err, "cannot make a stage in %s: %s", rt->stage_root, strerror(errno));
     char why[1024];
-    int rc = cl_stage_copy(job->sub, st->dir, job->allow_prebuilt, why, sizeof why, err);
+    int rc = cl_stage_copy(job->sub, job->lab, st->dir, job->allow_prebuilt, why, sizeof why, err);
     if (rc > 0)
         *result = cl_class_rejected_result(job, why);
+    if (rc == 0)
+        rc = cl_stage_hash(job->sub, st->dir, st->sha256, err);
     if (rc) {
         cl_class_rt_unstage(st);
         return rc;
@@ -413,6 +415,11 @@ json_t *cl_class_rt_run(const cl_class_rt *rt, const cl_class_job *job, int slot
         return res;
     if (rc < 0)
         return cl_class_error_result(job, err.msg);
+    if (strcmp(st.sha256, job->sub->sha256)) { /* its seed came with the old content: not graded */
+        cl_class_rt_unstage(&st);
+        return cl_class_error_result(job, "the submission changed while this run was grading it: it is graded "
+                                          "again, as it is now, by the next run");
+    }
     int pid, fd;
     if (cl_class_job_start(job, &rt->sb, slot, st.dir, rt->keep, st.protect, &pid, &fd, &err)) {
         cl_class_rt_unstage(&st);

@@ -106,7 +106,7 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
             slot *sl = &slots[w];
             if (sl->busy)
                 continue;
-            const cl_submission *s = &r->subs[pending[next++]];
+            cl_submission *s = &r->subs[pending[next++]];
             cl_class_fill_job(r, &sl->job, s, ngpu > 0 ? sl->gpu : NULL);
             char detail[96];
             if (ngpu > 0)
@@ -116,6 +116,17 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
             cl_class_event(r, "start", s->student, detail);
             json_t *res = NULL;
             int st = cl_class_rt_stage(&r->rt, &sl->job, w, &sl->stage, &res, err);
+            if (st == 0 && strcmp(sl->stage.sha256, s->sha256)) {
+                /* replaced since it was listed: what is graded is the copy, so it is keyed,
+                 * seeded and timed as the copy */
+                cl_err e2;
+                char sha[CL_SHA256_HEX];
+                if (cl_intake_hash(s->path, sha, &s->submitted_at, &e2) != 0)
+                    s->submitted_at = (long long)time(NULL);
+                snprintf(s->sha256, sizeof s->sha256, "%s", sl->stage.sha256);
+                cl_class_fill_job(r, &sl->job, s, ngpu > 0 ? sl->gpu : NULL);
+                cl_class_event(r, "note", s->student, "changed since the run began: the new version is graded");
+            }
             if (st != 0 || cl_class_job_start(&sl->job, &r->rt.sb, w, sl->stage.dir, r->rt.keep, sl->stage.protect,
                                               &sl->pid, &sl->fd, err)) {
                 if (st == 0)

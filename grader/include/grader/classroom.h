@@ -116,9 +116,21 @@ typedef struct cl_submission {
     char entry[256];            /* its name in the submissions folder */
     cl_sub_kind kind;
     char sha256[CL_SHA256_HEX]; /* content hash (files of a folder: names and contents) */
-    long long submitted_at;     /* modification time, Unix seconds */
+    long long submitted_at;     /* modification time, Unix seconds (a folder: its newest file's) */
     int in_roster;
+    int renamed;                /* the id is not the entry's name: characters replaced or cut */
 } cl_submission;
+
+/* A student id from a name (names.c): letters, digits and marks of any script in NFC, and
+ * ASCII "._@+-"; anything else '_'; at most 100 bytes, never a leading '.'. 1 when
+ * characters were replaced or cut. */
+int cl_student_id(const char *name, char *out, size_t n);
+/* What ids are compared by: NFC, case folded (ALICE = alice). */
+void cl_student_key(const char *id, char *out, size_t n);
+/* README.md, roster.csv, notes.txt, ...: an instructor's file beside the submissions. */
+int cl_intake_is_note(const char *entry);
+/* The content hash of a file or folder, as cl_intake_scan computes it, and its time. */
+int cl_intake_hash(const char *path, char out[CL_SHA256_HEX], long long *when, cl_err *err);
 
 /* Lists the submissions of dir: every entry not starting with '.' is one student's (a .cu
  * file, an archive, or a folder; anything else gets a clear verdict when graded). skip: a
