@@ -35,8 +35,9 @@ int cl_class_config_hash(const cl_course *c, const cl_lab *lab, char out[CL_SHA2
     char lab_hash[CL_SHA256_HEX];
     if (cl_sha256_file(lab->path, 1u << 20, lab_hash, err))
         return -1;
-    char buf[256];
-    snprintf(buf, sizeof buf, "course %s\nlab %s\n", c->hash, lab_hash);
+    char course[CL_SHA256_HEX], buf[256];
+    cl_course_grading_digest(c, lab->name, course);
+    snprintf(buf, sizeof buf, "course %s\nlab %s\n", course, lab_hash);
     cl_sha256_hex(buf, strlen(buf), out);
     return 0;
 }

@@ -250,6 +250,26 @@ int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course 
         snprintf(row->name, sizeof row->name, "%s", s->name);
         snprintf(row->email, sizeof row->email, "%s", s->email);
         row->in_roster = s->in_roster;
+        if (got == 0 && !cl_grade_row_scored(row)) { /* the instructor's to settle, not a grade */
+            char msg[1400];
+            snprintf(msg, sizeof msg, "not graded, no score recorded (%s): %s",
+                     !strcmp(row->verdict, "no_device") ? "there was no GPU where it ran; run again on a GPU machine"
+                                                        : "cudalab could not grade it; run again",
+                     row->message ? row->message : "");
+            free(row->message);
+            row->message = strdup(msg);
+        }
+        if (got == 0) { /* lateness from the dates as they are now: no regrading needed */
+            long long was_at = row->submitted_at;
+            int was_days = row->late_days;
+            double was_pen = row->penalty;
+            cl_grade_row_late(row, s->submitted_at, &rules, c);
+            if ((was_at != row->submitted_at || was_days != row->late_days || was_pen != row->penalty) &&
+                cl_gradebook_update_late(db, row, err)) {
+                rc = -1;
+                break;
+            }
+        }
         if (row->report) {
             json_t *d = json_object_get(row->report, "device");
             if (!rep.gpu[0] && json_string_value(json_object_get(d, "name")))
