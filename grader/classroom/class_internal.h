@@ -64,10 +64,12 @@ void cl_class_absolute_home(void);
 int cl_class_config_hash(const cl_course *c, const cl_lab *lab, char out[CL_SHA256_HEX], cl_err *err);
 /* Loads the course secret or, without one, <out>/course-secret (made on first use, 0600). */
 int cl_class_secret(cl_course *c, const char *out_dir, cl_err *err);
-/* GPUs to use: "0,1" or a count, else CUDA_VISIBLE_DEVICES, else nvidia-smi -L. */
-int cl_class_gpus(const char *spec, char gpus[][32], int max);
+/* GPUs to use: spec's ids ("0,2", "GPU-<uuid>"; "all" or NULL: detect), else
+ * CUDA_VISIBLE_DEVICES, else nvidia-smi -L. How many (0: none), or -1 (a malformed list). */
+int cl_class_gpus(const char *spec, char gpus[][32], int max, cl_err *err);
 
-/* A grading run of `cudalab grade` (class_run.c), shared with slurm.c. */
+/* A grading run of `cudalab grade` (class_run.c drives it; class_job.c holds what it shares
+ * with slurm.c, so slurm.c needs nothing of class_run.c). */
 typedef struct cl_class_run {
     const cl_class_opts *o;
     cl_course course;
@@ -83,6 +85,9 @@ typedef struct cl_class_run {
     cl_class_rt rt;
     int have_rt;
     int done, total;
+    int lock_fd;                 /* holds the output folder's lock (flock) */
+    int ngpu;                    /* GPUs of the local workers (0: none, e.g. the host runner) */
+    char gpus[64][32];
 } cl_class_run;
 
 void cl_class_event(cl_class_run *r, const char *kind, const char *student, const char *detail);

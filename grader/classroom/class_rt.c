@@ -86,40 +86,55 @@ int cl_class_secret(cl_course *c, const char *out_dir, cl_err *err)
     return 0;
 }
 
-int cl_class_gpus(const char *spec, char gpus[][32], int max)
+/* One GPU of a --gpus list or CUDA_VISIBLE_DEVICES: an index or a UUID (GPU-..., MIG-...). */
+static int gpu_id_ok(const char *t)
+{
+    if (!strncmp(t, "GPU-", 4) || !strncmp(t, "MIG-", 4))
+        return strlen(t) > 4 && strlen(t) < 32;
+    return *t && strlen(t) < 6 && strspn(t, "0123456789") == strlen(t);
+}
+
+static int gpu_list(const char *list, const char *what, char gpus[][32], int max, cl_err *err)
 {
     int n = 0;
-    const char *list = spec;
-    if (spec && *spec && !strchr(spec, ',')) {
-        char *end;
-        long k = strtol(spec, &end, 10);
-        if (!*end && k >= 0) {
-            for (long i = 0; i < k && n < max; i++)
-                snprintf(gpus[n++], 32, "%ld", i);
-            return n;
+    char *copy = strdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        t += strspn(t, " ");
+        if (!gpu_id_ok(t)) {
+            cl_err_set(err, "%s: '%s' is not a GPU (an index as nvidia-smi -L lists it, e.g. 0 or 0,2, or a "
+                            "GPU-/MIG- UUID)", what, t);
+            free(copy);
+            return -1;
         }
+        for (int i = 0; i < n; i++)
+            if (!strcmp(gpus[i], t)) {
+                cl_err_set(err, "%s: GPU %s is listed twice", what, t);
+                free(copy);
+                return -1;
+            }
+        if (n < max)
+            snprintf(gpus[n++], 32, "%s", t);
     }
-    if (!list || !*list) {
-        const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-        if (cvd && *cvd && strcmp(cvd, "-1") && strcmp(cvd, "none"))
-            list = cvd;
-    }
-    if (list && *list) {
-        char *copy = strdup(list), *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
-            if (*t)
-                snprintf(gpus[n++], 32, "%s", t);
-        free(copy);
-        return n;
-    }
+    free(copy);
+    return n;
+}
+
+int cl_class_gpus(const char *spec, char gpus[][32], int max, cl_err *err)
+{
+    if (spec && *spec && strcmp(spec, "all")) /* ids, never a count: --gpus 1 is GPU 1 */
+        return gpu_list(spec, "--gpus", gpus, max, err);
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (cvd && *cvd && strcmp(cvd, "-1") && strcmp(cvd, "none"))
+        return gpu_list(cvd, "CUDA_VISIBLE_DEVICES", gpus, max, err);
     char *argv[] = {"nvidia-smi", "-L", NULL};
     cl_proc_opts po = {0};
     po.argv = argv;
     po.timeout_s = 30;
     po.output_cap = 1 << 16;
     cl_proc_result pr;
-    cl_err err;
-    if (cl_proc_run(&po, &pr, &err))
+    cl_err e2;
+    int n = 0;
+    if (cl_proc_run(&po, &pr, &e2))
         return 0;
     if (pr.exited && pr.exit_code == 0 && pr.output)
         for (const char *p = pr.output; (p = strstr(p, "GPU ")) && n < max; p += 4)
