@@ -232,12 +232,19 @@ static void trim(char *s)
     memmove(s, s + k, strlen(s + k) + 1);
 }
 
+/* The column named one of names; "Student ID" and "student-id" are student_id. */
 static int col_of(char **h, int n, const char *const *names)
 {
     for (int k = 0; names[k]; k++)
-        for (int i = 0; i < n; i++)
-            if (!strcasecmp(h[i], names[k]))
+        for (int i = 0; i < n; i++) {
+            char norm[128];
+            snprintf(norm, sizeof norm, "%s", h[i]);
+            for (char *c = norm; *c; c++)
+                if (*c == ' ' || *c == '-')
+                    *c = '_';
+            if (!strcasecmp(norm, names[k]))
                 return i;
+        }
     return -1;
 }
 
