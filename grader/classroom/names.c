@@ -38,7 +38,7 @@ static int keep_codepoint(utf8proc_int32_t c)
 
 /* s as NFC UTF-8 (malloc'd) with extra options; bytes that are not UTF-8 become '_'
  * first. NULL only when out of memory. */
-static char *normalize(const char *s, utf8proc_option_t extra)
+static char *normalize(const char *s, utf8proc_option_t extra, int *replaced)
 {
     size_t len = strlen(s);
     char *clean = malloc(len + 1);
@@ -51,6 +51,8 @@ static char *normalize(const char *s, utf8proc_option_t extra)
         if (got <= 0) {
             clean[k++] = '_';
             i++;
+            if (replaced)
+                *replaced = 1;
             continue;
         }
         memcpy(clean + k, s + i, (size_t)got);
@@ -73,10 +75,10 @@ int cl_student_id(const char *name, char *out, size_t n)
 {
     if (n > CL_ID_MAX_BYTES + 1)
         n = CL_ID_MAX_BYTES + 1;
-    char *nfc = normalize(name, 0);
+    int changed = 0;
+    char *nfc = normalize(name, 0, &changed);
     const char *s = nfc ? nfc : "";
     size_t len = strlen(s), k = 0;
-    int changed = 0;
     for (size_t i = 0; i < len;) {
         utf8proc_int32_t c;
         utf8proc_ssize_t got = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(len - i), &c);
@@ -111,7 +113,7 @@ int cl_student_id(const char *name, char *out, size_t n)
 
 void cl_student_key(const char *id, char *out, size_t n)
 {
-    char *key = normalize(id, UTF8PROC_CASEFOLD);
+    char *key = normalize(id, UTF8PROC_CASEFOLD, NULL);
     snprintf(out, n, "%s", key ? key : id);
     free(key);
 }
