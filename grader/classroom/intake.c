@@ -61,13 +61,14 @@ static int student_id(const char *entry, int is_dir, char *out, size_t n)
     return cl_student_id(base, out, n);
 }
 
-/* Files an instructor keeps beside the submissions (README.md, roster.csv, notes.txt):
+/* Files an instructor keeps beside the submissions (README.md, roster.csv, NOTES):
  * notes, not students. Folders are always students'. */
 int cl_intake_is_note(const char *entry)
 {
     static const char *const stems[] = {"readme", "license", "notes", "roster", NULL};
-    static const char *const exts[] = {".md", ".txt", ".csv", ".tsv", ".json", ".yaml", ".yml", ".html", ".log",
-                                       ".sqlite", ".xlsx", ".ods", ".pdf", NULL};
+    /* not .txt, .pdf or .docx: a student who hands one in gets a verdict that says why */
+    static const char *const exts[] = {".md", ".csv", ".tsv", ".json", ".yaml", ".yml", ".html", ".sqlite", ".xlsx",
+                                       ".ods", NULL};
     char stem[256];
     entry_stem(entry, 0, stem, sizeof stem);
     for (int i = 0; stems[i]; i++)
