@@ -89,7 +89,7 @@ static int parse(const char *s, when *w)
     return *p ? -1 : 0;
 }
 
-static long long utc_of(const when *w)
+static struct tm tm_of(const when *w)
 {
     struct tm tm = {0};
     tm.tm_year = w->Y - 1900;
@@ -98,6 +98,13 @@ static long long utc_of(const when *w)
     tm.tm_hour = w->h;
     tm.tm_min = w->m;
     tm.tm_sec = w->s;
+    tm.tm_isdst = -1;
+    return tm;
+}
+
+static long long utc_of(const when *w)
+{
+    struct tm tm = tm_of(w);
     return (long long)timegm(&tm) - w->offset;
 }
 
@@ -128,14 +135,7 @@ static long long local_to_utc(const when *w, const char *tz)
     char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
     setenv("TZ", tz, 1);
     tzset();
-    struct tm tm = {0};
-    tm.tm_year = w->Y - 1900;
-    tm.tm_mon = w->M - 1;
-    tm.tm_mday = w->D;
-    tm.tm_hour = w->h;
-    tm.tm_min = w->m;
-    tm.tm_sec = w->s;
-    tm.tm_isdst = -1;
+    struct tm tm = tm_of(w);
     long long t = (long long)mktime(&tm);
     if (old) {
         setenv("TZ", old, 1);

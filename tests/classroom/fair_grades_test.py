@@ -10,7 +10,6 @@ metadata) graded end to end and compared row by row with fixtures/realistic-grad
 
 usage: fair_grades_test.py --cudalab BIN --runner BIN --solutions DIR --source DIR TEST
 """
-import argparse
 import csv
 import hashlib
 import io
@@ -84,6 +83,39 @@ def gradescope(sub, results, meta, course, runner=True, check_rc=None):
 
 
 HOST_CU = ct.HOST_CU % ""
+
+
+def slow_class(tag, n, prefix, extra=()):
+    """A folder of n slow (correct) submissions, and `cudalab grade` of it, one worker,
+    started in the background: (folder, subs, out, the process)."""
+    d = tmpdir(tag)
+    subs = os.path.join(d, "subs")
+    os.makedirs(subs)
+    for i in range(n):
+        shutil.copy(sol("slow"), os.path.join(subs, f"{prefix}{i}.so"))
+    for name, so in extra:
+        shutil.copy(sol(so), os.path.join(subs, name))
+    out = os.path.join(d, "out")
+    cmd = [ct.A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", out, "--runner", ct.A.runner,
+           "--jobs", "1", "--json"]
+    return d, subs, out, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ct.env())
+
+
+def recorded(out):
+    """How many results the gradebook of out holds (0 before it exists)."""
+    try:
+        db = sqlite3.connect(os.path.join(out, "gradebook.sqlite"), timeout=5)
+        n = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        db.close()
+        return n
+    except sqlite3.Error:
+        return 0
+
+
+def wait_until(cond, seconds=60):
+    t0 = time.time()
+    while time.time() - t0 < seconds and not cond():
+        time.sleep(0.05)
 
 
 # ---------------------------------------------------------------- 1. names
@@ -203,29 +235,9 @@ def test_gradescope_dates():
 def test_replaced():
     """A file replaced during the run is graded, keyed and seeded as the copy that was
     graded: its row has the new file's hash, and a rerun keeps it."""
-    d = tmpdir("replaced")
-    subs = os.path.join(d, "subs")
-    os.makedirs(subs)
-    for i in range(3):
-        shutil.copy(sol("slow"), os.path.join(subs, f"a{i}.so"))
+    d, subs, out, proc = slow_class("replaced", 3, "a", extra=[("bob.so", "wrong")])
     bob = os.path.join(subs, "bob.so")
-    shutil.copy(sol("wrong"), bob)
-    out = os.path.join(d, "out")
-    cmd = [ct.A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", out, "--runner", ct.A.runner,
-           "--jobs", "1", "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ct.env())
-    gb = os.path.join(out, "gradebook.sqlite")
-    t0 = time.time()
-    while time.time() - t0 < 60:  # once the first is recorded, bob was listed and waits
-        try:
-            db = sqlite3.connect(gb, timeout=5)
-            n = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-            db.close()
-        except sqlite3.Error:
-            n = 0
-        if n >= 1:
-            break
-        time.sleep(0.05)
+    wait_until(lambda: recorded(out) >= 1)  # the first is recorded: bob was listed and waits
     os.remove(bob)  # the student's corrected file replaces the listed one
     shutil.copy(sol("good"), bob)
     proc.communicate(timeout=240)
@@ -369,18 +381,8 @@ def test_no_gpu():
 
 def test_lock():
     """Two runs on one output folder: the second is refused while the first holds it."""
-    d = tmpdir("lock")
-    subs = os.path.join(d, "subs")
-    os.makedirs(subs)
-    for i in range(4):
-        shutil.copy(sol("slow"), os.path.join(subs, f"s{i}.so"))
-    out = os.path.join(d, "out")
-    cmd = [ct.A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", out, "--runner", ct.A.runner,
-           "--jobs", "1", "--json"]
-    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ct.env())
-    t0 = time.time()
-    while time.time() - t0 < 30 and not os.path.exists(os.path.join(out, "gradebook.sqlite")):
-        time.sleep(0.05)
+    d, subs, out, first = slow_class("lock", 4, "s")
+    wait_until(lambda: os.path.exists(os.path.join(out, "gradebook.sqlite")), 30)
     p, s = ct.grade(subs, out, check_rc=False)
     first.communicate(timeout=240)
     check(p.returncode == 2 and "another cudalab grade" in p.stderr, f"second run: {p.returncode} {p.stderr}")
@@ -624,28 +626,5 @@ def test_realistic():
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cudalab", required=True)
-    ap.add_argument("--runner", required=True)
-    ap.add_argument("--solutions", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("--artifacts", default=None)
-    ap.add_argument("test", choices=sorted(TESTS))
-    ct.A = ap.parse_args()
-    for k in ("cudalab", "runner", "solutions", "source"):
-        setattr(ct.A, k, os.path.abspath(getattr(ct.A, k)))
-    try:
-        TESTS[ct.A.test]()
-    except Skip as e:
-        print(f"SKIPPED: {e}")
-        return ct.SKIP
-    except AssertionError as e:
-        print(f"FAILED {ct.A.test}: {e}")
-        return 1
-    print(f"ok {ct.A.test}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ct.main(TESTS))
