@@ -45,10 +45,46 @@ typedef struct slot {
     char gpu[32];
 } slot;
 
+/* Stages submission s on worker w and starts its grading: 1 started; 0 it ended at once
+ * (refused when staged, or the sandbox could not start: its result is recorded); -1 the
+ * result could not be recorded. A file replaced since it was listed is graded as the copy
+ * made now: keyed, seeded and dated as that copy. */
+static int start_one(cl_class_run *r, slot *sl, int w, cl_submission *s, cl_err *err)
+{
+    const char *gpu = r->ngpu > 0 ? sl->gpu : NULL;
+    cl_class_fill_job(r, &sl->job, s, gpu);
+    char detail[96];
+    if (gpu)
+        snprintf(detail, sizeof detail, "GPU %s", sl->gpu);
+    else
+        snprintf(detail, sizeof detail, "worker %d", w + 1);
+    cl_class_event(r, "start", s->student, detail);
+    json_t *res = NULL;
+    int st = cl_class_rt_stage(&r->rt, &sl->job, w, &sl->stage, &res, err);
+    if (st == 0 && strcmp(sl->stage.sha256, s->sha256)) {
+        cl_err e2;
+        char sha[CL_SHA256_HEX];
+        if (cl_intake_hash(s->path, sha, &s->submitted_at, &e2) != 0)
+            s->submitted_at = (long long)time(NULL);
+        snprintf(s->sha256, sizeof s->sha256, "%s", sl->stage.sha256);
+        cl_class_fill_job(r, &sl->job, s, gpu);
+        cl_class_event(r, "note", s->student, "changed since the run began: the new version is graded");
+    }
+    if (st == 0 && cl_class_job_start(&sl->job, &r->rt.sb, w, sl->stage.dir, r->rt.keep, sl->stage.protect,
+                                      &sl->pid, &sl->fd, err) == 0)
+        return 1;
+    if (st == 0)
+        cl_class_rt_unstage(&sl->stage);
+    if (!res)
+        res = cl_class_error_result(&sl->job, err->msg);
+    int rc = cl_class_record(r, s, res, err) < 0 ? -1 : 0;
+    json_decref(res);
+    return rc;
+}
+
 static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err)
 {
     int ngpu = r->ngpu;
-    char (*gpus)[32] = r->gpus;
     int nworkers = ngpu > 0 ? ngpu : (r->o->jobs > 0 ? r->o->jobs : 1);
     if (nworkers > MAX_WORKERS)
         nworkers = MAX_WORKERS;
@@ -59,7 +95,7 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
     for (int w = 0; w < nworkers; w++) {
         cl_sb_init(&slots[w].text);
         if (ngpu > 0)
-            snprintf(slots[w].gpu, sizeof slots[w].gpu, "%s", gpus[w]);
+            snprintf(slots[w].gpu, sizeof slots[w].gpu, "%s", r->gpus[w]);
     }
     double watchdog = r->o->watchdog_s > 0 ? r->o->watchdog_s : 3600;
     int next = 0, busy = 0, rc = 0;
@@ -69,38 +105,11 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
             slot *sl = &slots[w];
             if (sl->busy)
                 continue;
-            cl_submission *s = &r->subs[pending[next++]];
-            cl_class_fill_job(r, &sl->job, s, ngpu > 0 ? sl->gpu : NULL);
-            char detail[96];
-            if (ngpu > 0)
-                snprintf(detail, sizeof detail, "GPU %s", sl->gpu);
-            else
-                snprintf(detail, sizeof detail, "worker %d", w + 1);
-            cl_class_event(r, "start", s->student, detail);
-            json_t *res = NULL;
-            int st = cl_class_rt_stage(&r->rt, &sl->job, w, &sl->stage, &res, err);
-            if (st == 0 && strcmp(sl->stage.sha256, s->sha256)) {
-                /* replaced since it was listed: what is graded is the copy, so it is keyed,
-                 * seeded and timed as the copy */
-                cl_err e2;
-                char sha[CL_SHA256_HEX];
-                if (cl_intake_hash(s->path, sha, &s->submitted_at, &e2) != 0)
-                    s->submitted_at = (long long)time(NULL);
-                snprintf(s->sha256, sizeof s->sha256, "%s", sl->stage.sha256);
-                cl_class_fill_job(r, &sl->job, s, ngpu > 0 ? sl->gpu : NULL);
-                cl_class_event(r, "note", s->student, "changed since the run began: the new version is graded");
-            }
-            if (st != 0 || cl_class_job_start(&sl->job, &r->rt.sb, w, sl->stage.dir, r->rt.keep, sl->stage.protect,
-                                              &sl->pid, &sl->fd, err)) {
-                if (st == 0)
-                    cl_class_rt_unstage(&sl->stage);
-                if (!res)
-                    res = cl_class_error_result(&sl->job, err->msg);
-                if (cl_class_record(r, s, res, err) < 0)
-                    rc = -1;
-                json_decref(res);
+            int started = start_one(r, sl, w, &r->subs[pending[next++]], err);
+            if (started < 0)
+                rc = -1;
+            if (started <= 0)
                 continue;
-            }
             sl->busy = 1;
             sl->started = now_s();
             cl_sb_clear(&sl->text);
@@ -172,6 +181,48 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
 
 /* ---- reports ---- */
 
+/* The report's row of submission s: its result from the gradebook (or missing, not graded
+ * yet), with the roster's name, "not graded" said as such, and the late penalty from the
+ * dates as they are now (written back to the gradebook when it changed). */
+static int report_row(sqlite3 *db, const char *labname, const cl_lab *lab, const char *hash,
+                      const cl_course_rules *rules, const cl_course *c, const cl_submission *s, cl_grade_row *row,
+                      cl_err *err)
+{
+    int got = s->kind == CL_SUB_NONE ? 1 : cl_gradebook_get(db, s->student, labname, s->sha256, hash, row, err);
+    if (got < 0)
+        return -1;
+    if (got == 1) { /* nothing submitted, or not graded (yet) */
+        memset(row, 0, sizeof *row);
+        snprintf(row->student, sizeof row->student, "%s", s->student);
+        snprintf(row->lab, sizeof row->lab, "%s", labname);
+        snprintf(row->verdict, sizeof row->verdict, "%s", s->kind == CL_SUB_NONE ? "missing" : "not_graded");
+        row->message = strdup(s->kind == CL_SUB_NONE ? "nothing was submitted" : "not graded yet (run again)");
+        row->max_score = cl_lab_max_score(lab);
+        row->missing = s->kind == CL_SUB_NONE;
+    }
+    snprintf(row->name, sizeof row->name, "%s", s->name);
+    snprintf(row->email, sizeof row->email, "%s", s->email);
+    row->in_roster = s->in_roster;
+    if (got != 0)
+        return 0;
+    if (!cl_grade_row_scored(row)) { /* the instructor's to settle, not a grade */
+        char msg[1400];
+        snprintf(msg, sizeof msg, "not graded, no score recorded (%s): %s",
+                 !strcmp(row->verdict, "no_device") ? "there was no GPU where it ran; run again on a GPU machine"
+                                                    : "cudalab could not grade it; run again",
+                 row->message ? row->message : "");
+        free(row->message);
+        row->message = strdup(msg);
+    }
+    long long was_at = row->submitted_at;
+    int was_days = row->late_days;
+    double was_pen = row->penalty;
+    cl_grade_row_late(row, s->submitted_at, rules, c);
+    if (was_at != row->submitted_at || was_days != row->late_days || was_pen != row->penalty)
+        return cl_gradebook_update_late(db, row, err);
+    return 0;
+}
+
 int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course *c, cl_submission *subs, int n,
                            cl_class_summary *sum, cl_err *err)
 {
@@ -196,42 +247,9 @@ int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course 
     for (int i = 0; i < n && rc == 0; i++) {
         cl_grade_row *row = &rows[rep.nrows];
         const cl_submission *s = &subs[i];
-        int got = s->kind == CL_SUB_NONE ? 1 : cl_gradebook_get(db, s->student, o->lab, s->sha256, hash, row, err);
-        if (got < 0) {
+        if (report_row(db, o->lab, &lab, hash, &rules, c, s, row, err)) {
             rc = -1;
             break;
-        }
-        if (got == 1) { /* nothing submitted, or not graded (yet) */
-            memset(row, 0, sizeof *row);
-            snprintf(row->student, sizeof row->student, "%s", s->student);
-            snprintf(row->lab, sizeof row->lab, "%s", o->lab);
-            snprintf(row->verdict, sizeof row->verdict, "%s", s->kind == CL_SUB_NONE ? "missing" : "not_graded");
-            row->message = strdup(s->kind == CL_SUB_NONE ? "nothing was submitted" : "not graded yet (run again)");
-            row->max_score = cl_lab_max_score(&lab);
-            row->missing = s->kind == CL_SUB_NONE;
-        }
-        snprintf(row->name, sizeof row->name, "%s", s->name);
-        snprintf(row->email, sizeof row->email, "%s", s->email);
-        row->in_roster = s->in_roster;
-        if (got == 0 && !cl_grade_row_scored(row)) { /* the instructor's to settle, not a grade */
-            char msg[1400];
-            snprintf(msg, sizeof msg, "not graded, no score recorded (%s): %s",
-                     !strcmp(row->verdict, "no_device") ? "there was no GPU where it ran; run again on a GPU machine"
-                                                        : "cudalab could not grade it; run again",
-                     row->message ? row->message : "");
-            free(row->message);
-            row->message = strdup(msg);
-        }
-        if (got == 0) { /* lateness from the dates as they are now: no regrading needed */
-            long long was_at = row->submitted_at;
-            int was_days = row->late_days;
-            double was_pen = row->penalty;
-            cl_grade_row_late(row, s->submitted_at, &rules, c);
-            if ((was_at != row->submitted_at || was_days != row->late_days || was_pen != row->penalty) &&
-                cl_gradebook_update_late(db, row, err)) {
-                rc = -1;
-                break;
-            }
         }
         if (row->report) {
             json_t *d = json_object_get(row->report, "device");
