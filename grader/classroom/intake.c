@@ -418,8 +418,18 @@ int cl_intake_scan(const char *dir, const char *skip, const char *roster, cl_sub
         struct stat st;
         /* the folder is the instructor's: a link they made is followed (a dangling one is
          * graded as missing its file); links inside a student's folder are not */
-        if (stat(path, &st) != 0 && lstat(path, &st) != 0)
+        struct stat lst;
+        if (lstat(path, &lst) != 0)
             continue;
+        if (stat(path, &st) != 0)
+            st = lst;
+        else if (S_ISLNK(lst.st_mode)) { /* said, so a link nobody meant is noticed */
+            char target[CL_PATH_MAX];
+            ssize_t tn = readlink(path, target, sizeof target - 1);
+            target[tn > 0 ? tn : 0] = '\0';
+            notef(note, ctx, "%s: a link to %s, followed (links in the submissions folder itself are the "
+                  "instructor's)", e->d_name, target);
+        }
         if (have_skip && st.st_dev == skip_st.st_dev && st.st_ino == skip_st.st_ino)
             continue;
         if (!S_ISDIR(st.st_mode) && cl_intake_is_note(e->d_name)) {
