@@ -1,7 +1,7 @@
 /* cmd_grade.c: cudalab grade: a folder of submissions (instructors).
  *
  *   cudalab grade --lab L --submissions DIR [--roster roster.csv] [--out DIR] [--course FILE]
- *                 [--gpus 0,1|N] [--slurm [--gres G|none] [--partition P] [--max-parallel N]]
+ *                 [--gpus 0,1|all] [--slurm [--gres G|none] [--partition P] [--max-parallel N]]
  *                 [--timeout S] [--arch sm_XY] [--no-reference] [--no-sandbox] [--report-only] [--json]
  * and, inside a Slurm job array (written by --slurm): cudalab grade --task MANIFEST --index I */
 #include <getopt.h>
@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "  --out DIR            output folder (default: grades-LAB)\n"
             "  --roster FILE        a CSV with an id column (and name, email): missing students show\n"
             "  --course FILE        course config (weights, tiers, deadline, bans, secret, limits)\n"
-            "  --gpus 0,2|N         GPUs to use, one worker each (default: every visible GPU)\n"
+            "  --gpus 0,2|all       GPUs to use by id (1 is GPU 1), one worker each (default: all)\n"
             "  --slurm              submit a Slurm job array (one task per submission) and wait\n"
             "  --gres G|none        the array's --gres (default: the course's, or gpu:1)\n"
             "  --partition P        the array's partition\n"

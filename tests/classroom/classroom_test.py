@@ -960,20 +960,24 @@ def test_slurm():
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
 
 
-def main():
+def main(tests=None):
+    """Runs one test of tests (default: this file's) named on the command line."""
     global A
+    tests = tests or TESTS
     ap = argparse.ArgumentParser()
     ap.add_argument("--cudalab", required=True)
     ap.add_argument("--runner", required=True)
     ap.add_argument("--solutions", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--artifacts", default=None, help="where to keep the screenshot")
-    ap.add_argument("test", choices=sorted(TESTS))
+    ap.add_argument("test", choices=sorted(tests))
     A = ap.parse_args()
+    for k in ("cudalab", "runner", "solutions", "source"):
+        setattr(A, k, os.path.abspath(getattr(A, k)))
     if A.artifacts:
         os.makedirs(A.artifacts, exist_ok=True)
     try:
-        TESTS[A.test]()
+        tests[A.test]()
     except Skip as e:
         print(f"SKIPPED: {e}")
         return SKIP
