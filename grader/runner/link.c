@@ -99,7 +99,7 @@ static int expect(cl_link *l, uint32_t type, cl_lmsg *m, char *msg, size_t n)
 }
 
 int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
-                  const char *const *wrap, int sanitized, char *msg, size_t n)
+                  const char *const *wrap, int sanitized, const char *file_limit, char *msg, size_t n)
 {
     memset(l, 0, sizeof *l);
     l->pid = -1;
@@ -121,6 +121,10 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     argv[argc++] = (char *)entry;
     if (sanitized)
         argv[argc++] = "--sanitized";
+    if (file_limit) {
+        argv[argc++] = "--file-limit";
+        argv[argc++] = (char *)file_limit;
+    }
     argv[argc] = NULL;
     cl_err err;
     int pid;

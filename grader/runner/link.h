@@ -39,7 +39,7 @@ typedef struct cl_link {
 
 /* Starts the exec for solution/entry (wrap: a command to run it under, or NULL). 0 or -1. */
 int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
-                  const char *const *wrap, int sanitized, char *msg, size_t n);
+                  const char *const *wrap, int sanitized, const char *file_limit, char *msg, size_t n);
 int cl_link_map(cl_link *l, int id, int fd, size_t bytes, int readonly, char *msg, size_t n);
 int cl_link_unmap_all(cl_link *l, char *msg, size_t n);
 /* Loads the solution. 0, or a CL_LS_* status with the exec's message. CL_LS_JAIL only for a
