@@ -37,8 +37,6 @@ int be_upload(void *dst, const void *src, size_t bytes);
 int be_download(void *dst, const void *src, size_t bytes);
 int be_memset(void *dst, int byte, size_t bytes);
 int be_fill(void *dst, size_t count, cl_dtype t, const cl_gen *g);
-/* fp64 sum and sum of |x| of count elements (a trusted grader kernel). */
-int be_sum(const void *src, size_t count, cl_dtype t, double *sum, double *abs_sum);
 /* Waits for the device and reports any error the solution caused (sticky or not). */
 int be_sync(void);
 /* 1 after an error that leaves the device unusable (the runner must stop). */

@@ -257,63 +257,6 @@ extern "C" int be_mem_info(size_t *free_bytes, size_t *total_bytes)
 }
 
 
-// fp64 sum and sum of magnitudes: one partial pair per block, finished on the host.
-template <typename T> __device__ __forceinline__ double as_double(const T *p, size_t i) { return (double)p[i]; }
-template <> __device__ __forceinline__ double as_double<uint16_t>(const uint16_t *p, size_t i) { return (double)cl_f16_to_f32(p[i]); }
-
-template <typename T> __global__ void sum_kernel(const T *src, size_t count, double2 *partial)
-{
-    double s = 0, a = 0;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        double v = as_double<T>(src, i);
-        s += v;
-        a += fabs(v);
-    }
-    for (int o = 16; o > 0; o >>= 1) {
-        s += __shfl_down_sync(0xffffffffu, s, o);
-        a += __shfl_down_sync(0xffffffffu, a, o);
-    }
-    __shared__ double2 warp_part[32];
-    if ((threadIdx.x & 31) == 0)
-        warp_part[threadIdx.x >> 5] = make_double2(s, a);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double2 t = make_double2(0, 0);
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) {
-            t.x += warp_part[w].x;
-            t.y += warp_part[w].y;
-        }
-        partial[blockIdx.x] = t;
-    }
-}
-
-extern "C" int be_sum(const void *src, size_t count, cl_dtype t, double *sum, double *abs_sum)
-{
-    enum { BLOCKS = SUM_BLOCKS };
-    double2 *d_partial = g_partial;
-    static double2 h_partial[BLOCKS];
-    CUDA_TRY(cudaMemsetAsync(d_partial, 0, sizeof(double2) * BLOCKS, g_stream), "cudaMemset");
-    switch (t) {
-    case CL_F32: sum_kernel<float><<<BLOCKS, 256, 0, g_stream>>>((const float *)src, count, d_partial); break;
-    case CL_F64: sum_kernel<double><<<BLOCKS, 256, 0, g_stream>>>((const double *)src, count, d_partial); break;
-    case CL_F16: sum_kernel<uint16_t><<<BLOCKS, 256, 0, g_stream>>>((const uint16_t *)src, count, d_partial); break;
-    case CL_I32: sum_kernel<int><<<BLOCKS, 256, 0, g_stream>>>((const int *)src, count, d_partial); break;
-    default: return fail("sum: unknown dtype %d", (int)t);
-    }
-    CUDA_TRY(cudaGetLastError(), "sum kernel launch");
-    CUDA_TRY(cudaMemcpyAsync(h_partial, d_partial, sizeof h_partial, cudaMemcpyDeviceToHost, g_stream), "copy");
-    CUDA_TRY(cudaStreamSynchronize(g_stream), "sum kernel");
-    double s = 0, a = 0;
-    for (int i = 0; i < BLOCKS; i++) {
-        s += h_partial[i].x;
-        a += h_partial[i].y;
-    }
-    *sum = s;
-    *abs_sum = a;
-    return 0;
-}
-
 // ---- memory shared with the solution's process (VMM, exported as descriptors) ----
 
 static const char *cu_name(CUresult r)

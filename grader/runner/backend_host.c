@@ -75,26 +75,6 @@ int be_mem_info(size_t *free_bytes, size_t *total_bytes)
     return 0;
 }
 
-int be_sum(const void *src, size_t count, cl_dtype t, double *sum, double *abs_sum)
-{
-    double s = 0, a = 0;
-    for (size_t i = 0; i < count; i++) {
-        double v;
-        switch (t) {
-        case CL_F32: v = ((const float *)src)[i]; break;
-        case CL_F64: v = ((const double *)src)[i]; break;
-        case CL_F16: v = cl_f16_to_f32(((const uint16_t *)src)[i]); break;
-        case CL_I32: v = ((const int *)src)[i]; break;
-        default: return fail("sum: unknown dtype %d", (int)t);
-        }
-        s += v;
-        a += v < 0 ? -v : v;
-    }
-    *sum = s;
-    *abs_sum = a;
-    return 0;
-}
-
 int be_share_alloc(void **p, size_t bytes, size_t *map_bytes, int *fd)
 {
     size_t page = 4096, n = (bytes + page - 1) / page * page;

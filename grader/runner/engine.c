@@ -386,14 +386,6 @@ int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g)
     return be_fill(dev, count, t, g) == 0 ? 0 : cl_errorf(run, "%s", be_error());
 }
 
-int cl_dev_sum(cl_run *run, const void *dev, size_t count, cl_dtype t, double *sum, double *abs_sum)
-{
-    size_t elem = t == CL_F64 ? 8 : t == CL_F16 ? 2 : 4;
-    return be_sum(checked_address(run, dev, count * elem), count, t, sum, abs_sum) == 0
-               ? 0
-               : cl_errorf(run, "%s", be_error());
-}
-
 int cl_gen_sum(cl_run *run, size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum)
 {
     return be_gen_sum(count, t, g, sum, abs_sum) == 0 ? 0 : cl_errorf(run, "%s", be_error());

@@ -93,9 +93,6 @@ int cl_upload(cl_run *run, void *dev, const void *host, size_t bytes);
 int cl_download(cl_run *run, void *host, const void *dev, size_t bytes);
 /* Fills count elements of type t at dev with generator g (runs on the device). */
 int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g);
-/* Sum and sum of magnitudes of count elements at dev, accumulated in fp64 by a trusted
- * grader kernel: a cheap exact-enough reference for checks after timed runs. */
-int cl_dev_sum(cl_run *run, const void *dev, size_t count, cl_dtype t, double *sum, double *abs_sum);
 
 /* fp64 sum and sum of magnitudes of count elements straight from generator g: a reference
  * value no solution can have touched. */
