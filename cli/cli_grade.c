@@ -15,32 +15,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_help.h"
 #include "cli_util.h"
+#include "commands.h"
 #include "db.h"
 #include "grader/progress.h"
+#include "grader/grade.h"
 #include "grader/report.h"
 #include "term.h"
 
 static void usage(FILE *f, const char *cmd)
 {
-    fprintf(f,
-            "usage: cudalab %s [LAB] [FILE] [options]\n"
-            "  LAB and FILE default to the workspace you are in (see 'cudalab fetch').\n"
-            "  --reference        grade the lab's reference solution\n"
-            "  --skeleton         grade the lab's starting skeleton\n"
-            "  --seed N           reproduce a run (every report prints its seed)\n"
-            "  --arch sm_XY       compile for this architecture instead of this GPU's\n"
-            "  --timeout S        wall-clock limit per run (default: the lab's)\n",
-            cmd);
-    if (strcmp(cmd, "compile"))
-        fprintf(f,
-                "  --sanitize         also run the correctness cases under compute-sanitizer\n"
-                "                     (memcheck and racecheck)\n"
-                "  --json             print the full report as JSON\n"
-                "  --junit FILE       write a JUnit XML report\n"
-                "  --verbose          list every case, not only the failures\n");
-    if (!strcmp(cmd, "bench") || !strcmp(cmd, "submit"))
-        fprintf(f, "  --no-reference     do not time the reference alongside (faster)\n");
+    cl_help_print_command(f, cl_command_find(cmd));
 }
 
 int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
@@ -65,7 +51,7 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         case 'k': skeleton = 1; break;
         case 's':
             if (cl_cli_seed(optarg, &o.seed))
-                return 2;
+                return CL_EXIT_USAGE;
             o.have_seed = 1;
             break;
         case 'a': o.arch = optarg; break;
@@ -77,24 +63,27 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         case 't':
             o.timeout_s = atof(optarg);
             if (o.timeout_s <= 0) {
-                fprintf(stderr, "cudalab %s: --timeout wants seconds > 0\n", cmd);
-                return 2;
+                cl_cli_error(cmd, CL_T("--timeout wants seconds > 0, not '%s' — for example --timeout 30"), optarg);
+                return CL_EXIT_USAGE;
             }
             break;
         case 'R': o.runner = optarg; o.allow_prebuilt = 1; break; /* the test suite's host runner */
         case 'C': cl_term_init(1); break;
-        case 'h': usage(stdout, cmd); return 0;
-        default: usage(stderr, cmd); return 2;
+        case 'h': usage(stdout, cmd); return CL_EXIT_OK;
+        default: usage(stderr, cmd); return CL_EXIT_USAGE;
         }
     }
     if (argc - optind > 2) {
-        usage(stderr, cmd);
-        return 2;
+        cl_cli_error(cmd, CL_T("too many arguments — cudalab %s [LAB] [FILE]"), cmd);
+        return CL_EXIT_USAGE;
     }
     cl_target t;
     if (cl_cli_target(optind < argc ? argv[optind] : NULL, optind + 1 < argc ? argv[optind + 1] : NULL, reference,
                       skeleton, &t))
-        return 2;
+        return CL_EXIT_USAGE;
+    /* code built for another architecture would fail on this GPU with a confusing verdict */
+    if (mode != CL_MODE_COMPILE && !o.runner && cl_cli_check_arch(cmd, o.arch))
+        return CL_EXIT_USAGE;
     o.lab = t.lab;
     o.solution = t.solution;
     o.test = mode != CL_MODE_COMPILE;
@@ -106,15 +95,15 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     cl_err err;
     if (cl_grade(&o, &r, &err)) {
         cl_progress_clear();
-        fprintf(stderr, "cudalab %s: %s\n", cmd, err.msg);
-        return 2;
+        cl_cli_error(cmd, "%s", err.msg);
+        return CL_EXIT_USAGE;
     }
     cl_progress_clear();
     int code = cl_cli_exit_code(&r);
     if (mode == CL_MODE_SUBMIT && r.verdict != CL_V_ERROR && r.verdict != CL_V_NO_DEVICE) {
-        sqlite3 *db;
+        sqlite3 *db = NULL;
         if (cl_db_open(NULL, &db, &err) || cl_progress_record(db, &r, "submit", &err))
-            fprintf(stderr, "cudalab %s: could not record the result: %s\n", cmd, err.msg);
+            cl_cli_warn(cmd, CL_T("the result was not recorded: %s"), err.msg);
         cl_db_close(db);
         /* the report next to the work, when there is a workspace */
         if (t.workspace[0]) {
@@ -132,12 +121,19 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     if (junit) {
         const cl_result *rs[] = {&r};
         if (cl_report_junit(rs, NULL, 1, junit, &err))
-            fprintf(stderr, "cudalab %s: %s\n", cmd, err.msg);
+            cl_cli_error(cmd, "%s", err.msg);
     }
-    if (json)
+    if (json) {
         cl_cli_print_json(&r);
-    else
+    } else {
+        char log_dir[CL_PATH_MAX] = "";
+        if (t.workspace[0])
+            snprintf(log_dir, sizeof log_dir, "%s/.cudalab", t.workspace);
+        else if (cl_cache_dir(log_dir, sizeof log_dir - 8, &err) == 0)
+            strcat(log_dir, "/logs");
+        cl_cli_shorten_compile_log(&r, log_dir[0] ? log_dir : NULL);
         cl_report_text(&r, stdout, verbose);
+    }
     cl_result_free(&r);
     return code;
 }

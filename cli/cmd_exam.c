@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "questions/exam.h"
 #include "questions/frontend.h"
@@ -12,25 +14,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab exam --seed S [selection] [--student NAME] [--out FILE] [--answers FILE|-]\n"
-            "       cudalab exam --seed S [selection] --paper [--key] [--out FILE]\n"
-            "       cudalab exam --seed S [selection] --blank FILE [--student NAME]\n"
-            "       cudalab exam --grade SHEET... [--csv FILE] [--long]\n\n"
-            "The same seed and selection give every student the same questions (generated ones\n"
-            "included). Sitting the exam writes an answer sheet (no feedback); --grade scores\n"
-            "sheets offline into CSV, rebuilding each paper from the sheet's header.\n\n"
-            "selection: --n N (default 20) --topic T[,T...] --difficulty D|D1-D2\n"
-            "  --student NAME   written on the sheet (default $USER)\n"
-            "  --out FILE       the sheet (default exam-<seed>-<student>.txt), or the paper's file\n"
-            "  --answers FILE   read answers from FILE, one per line ('-' = stdin)\n"
-            "  --paper          print the paper as markdown; --key adds answers and explanations\n"
-            "  --blank FILE     write an empty answer sheet to fill in with an editor\n"
-            "  --grade          grade the sheets given as arguments\n"
-            "  --csv FILE       gradebook file (default: standard output)\n"
-            "  --long           one row per student and question instead of one per student\n"
-            "  --lang en|zh     language of the questions (default: from the locale)\n"
-            "  --bank DIR       question folder (default: the installed questions/)\n");
+    cl_help_print_command(f, cl_command_find("exam"));
 }
 
 static int grade_sheets(const cl_bank *bank, char **files, int nfiles, const char *csv, int long_format)

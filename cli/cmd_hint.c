@@ -27,8 +27,8 @@ int cmd_hint(int argc, char **argv)
             return ch == 'h' ? 0 : 2;
         }
     }
-    const char *lang = cl_lang_pick(lang_flag);
-    if (!lang) {
+    cl_lang lang;
+    if (cl_lang_pick(lang_flag, &lang)) {
         fprintf(stderr, "cudalab hint: --lang is en or zh\n");
         return 2;
     }
@@ -66,7 +66,7 @@ int cmd_hint(int argc, char **argv)
     FILE *f = stdout;
     for (int i = from; i <= to; i++)
         printf("%shint %d/%d%s  %s\n", cl_c(f, CL_CYAN), i, lab.nhints, cl_c0(f),
-               !strcmp(lang, "zh") ? lab.hints[i - 1].zh : lab.hints[i - 1].en);
+               lang == CL_LANG_ZH ? lab.hints[i - 1].zh : lab.hints[i - 1].en);
     if (use_ws && !all && !want && to > ws.hints_shown) {
         ws.hints_shown = to;
         if (cl_workspace_save(&ws, &err))

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "paths.h"
@@ -14,21 +16,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab interview [--minutes M] [--track cuda|inference|compiler] [--questions N]\n"
-            "                         [--lab NAME | --no-lab] [--workspace DIR] [--lang en|zh]\n"
-            "                         [--seed S] [--answers FILE|-] [--no-record] [--bank DIR]\n\n"
-            "A timed mock interview: theory questions that start at difficulty 2 and ramp with\n"
-            "your answers (a weak answer brings a follow-up), then one coding lab fetched into a\n"
-            "workspace (graded with `cudalab test` when a GPU is present), then a scorecard.\n\n"
-            "  --minutes M     length of the interview (default 45; 60%% theory, 40%% coding)\n"
-            "  --track T       cuda (default), inference or compiler\n"
-            "  --questions N   main theory questions (default: about one per 2.5 minutes)\n"
-            "  --lab NAME      the coding lab to use (default: one near the level you reach)\n"
-            "  --no-lab        theory only\n"
-            "  --workspace DIR where to fetch the lab (default ./cudalab-interview-<time>)\n"
-            "  --answers FILE  read answers from FILE, one per line ('-' = stdin)\n"
-            "  --no-record     do not write to the progress database\n");
+    cl_help_print_command(f, cl_command_find("interview"));
 }
 
 int cmd_interview(int argc, char **argv)
@@ -77,7 +65,10 @@ int cmd_interview(int argc, char **argv)
         }
     }
     if (optind < argc)
-        return fprintf(stderr, "cudalab interview: unexpected argument '%s'\n", argv[optind]), usage(stderr), 2;
+        return cl_cli_error("interview", CL_T("unexpected argument '%s' — see 'cudalab interview --help'"),
+                            argv[optind]), CL_EXIT_USAGE;
+    if (io_opts.lab && io_opts.with_lab && cl_cli_check_lab("interview", io_opts.lab)) /* now, not at the end */
+        return CL_EXIT_USAGE;
     cl_lang lang;
     if (cl_lang_pick(lang_flag, &lang))
         return fprintf(stderr, "cudalab interview: --lang must be en or zh\n"), 2;

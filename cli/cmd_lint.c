@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "grader/labconf.h"
 #include "paths.h"
@@ -14,27 +16,19 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab lint [--questions-only | --labs-only] [--bank DIR] [--seeds FILE]\n"
-            "                    [--samples N] [--seed-map] [FILE.yaml...]\n\n"
-            "Checks every questions/<topic>.yaml (schema, unique ids, answers consistent with the\n"
-            "choices, both languages, references; each generated family is drawn --samples times\n"
-            "and its output checked too) and every lab (lab.yaml and its five parts). Prints\n"
-            "file:line:col: message per problem; exits 1 when any is found.\n\n"
-            "  FILE.yaml        lint only these question files (ids unique across them)\n"
-            "  --seeds FILE     check that every seed question listed in FILE is covered by\n"
-            "                   some question's seeds: (default, for the installed bank:\n"
-            "                   docs/seed-questions.md when it exists; --no-seeds skips it)\n"
-            "  --seed-map       print the seed -> question ids table (markdown) and exit\n");
+    cl_help_print_command(f, cl_command_find("lint"));
 }
 
 typedef struct lint_ctx {
     int problems;
+    int unreadable; /* files that did not parse: what they hold is unknown */
 } lint_ctx;
 
 static void report(void *ctx, const char *msg)
 {
     ((lint_ctx *)ctx)->problems++;
+    if (strstr(msg, "YAML syntax error") || strstr(msg, "cannot open") || strstr(msg, "cannot read"))
+        ((lint_ctx *)ctx)->unreadable++;
     printf("%s\n", msg);
 }
 
@@ -95,6 +89,12 @@ int cmd_lint(int argc, char **argv)
             snprintf(seed_list, sizeof seed_list, "%s/docs/seed-questions.md", cl_home_dir());
             if (cl_file_exists(seed_list))
                 seeds = seed_list;
+        }
+        if (ctx.unreadable && seeds && !no_seeds) { /* one syntax error is one problem, not one per lost seed */
+            cl_cli_warn("lint", CL_T("seed coverage not checked: a question file could not be read — fix the "
+                                     "error above, then lint again"));
+            seeds = NULL;
+            no_seeds = 1;
         }
         if (seeds && !no_seeds && bank.nq) /* with no bank at all, coverage is only noise */
             cl_seed_coverage(&bank, seeds, report, &ctx);

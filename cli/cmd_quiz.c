@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "questions/frontend.h"
@@ -11,24 +13,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab quiz [--topic T[,T...]] [--n N] [--difficulty D|D1-D2] [--id ID[,ID...]]\n"
-            "                    [--lang en|zh] [--seed S] [--answers FILE|-] [--rate|--no-rate]\n"
-            "                    [--no-record] [--bank DIR]\n\n"
-            "Practice theory questions with immediate feedback and the explanation. Questions\n"
-            "you have seen least come first; wrong or hard answers enter `cudalab review`.\n\n"
-            "  --topic T        only these topics (repeat or comma-separate)\n"
-            "  --n N            how many questions (default 10)\n"
-            "  --difficulty D   1..5, or a range such as 2-4\n"
-            "  --id ID          exactly these questions\n"
-            "  --lang en|zh     language (default: from LC_ALL/LC_MESSAGES/LANG)\n"
-            "  --seed S         repeat a quiz: same questions, same generated numbers\n"
-            "  --answers FILE   read answers from FILE, one per line ('-' = stdin)\n"
-            "  --rate           after a right answer, ask how hard it felt (default on a terminal)\n"
-            "  --no-record      do not write to the progress database\n"
-            "  --bank DIR       question folder (default: the installed questions/)\n"
-            "Answers: a letter (b), letters (ac), letters in order (cabd), a number, or text.\n"
-            "An empty line skips a question; :q stops.\n");
+    cl_help_print_command(f, cl_command_find("quiz"));
 }
 
 typedef struct quiz_args {

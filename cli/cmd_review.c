@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "questions/frontend.h"
@@ -13,19 +15,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab review [--n N] [--all] [--status] [--lang en|zh] [--seed S]\n"
-            "                      [--answers FILE|-] [--rate|--no-rate] [--bank DIR]\n\n"
-            "Review the questions you got wrong or found hard, when they are due (FSRS-4.5\n"
-            "scheduling: a card comes back when you are about to forget it).\n\n"
-            "  --n N           at most N cards (default 20)\n"
-            "  --all           every card in the deck, due or not\n"
-            "  --status        show the deck (size, due now, next due) and exit\n"
-            "  --lang en|zh    language (default: from LC_ALL/LC_MESSAGES/LANG)\n"
-            "  --seed S        the numbers of generated questions\n"
-            "  --answers FILE  read answers from FILE, one per line ('-' = stdin)\n"
-            "  --rate          after a right answer, ask how hard it felt (default on a terminal)\n"
-            "  --bank DIR      question folder (default: the installed questions/)\n");
+    cl_help_print_command(f, cl_command_find("review"));
 }
 
 static void print_when(FILE *o, cl_lang lang, int64_t now, int64_t due)

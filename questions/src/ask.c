@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "i18n.h" /* cl_ascii_fold */
 #include "term.h"
 
 void cl_io_init(cl_io *io, FILE *in, FILE *out, cl_lang lang, int rate)
@@ -33,6 +34,7 @@ int cl_io_read_line(cl_io *io, char *buf, size_t n)
     }
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
         buf[--len] = '\0';
+    cl_ascii_fold(buf); /* ｂ, ４, ：q and a trailing 。 from a Chinese input method */
     if (!io->interactive) /* a script: echo what was read, so the transcript reads well */
         fprintf(io->out, "%s\n", buf);
     return 0;
@@ -117,7 +119,7 @@ int cl_ask(cl_io *io, const cl_shown *s, const char *header, cl_asked *out)
             return 1;
         }
         cl_grade_answer(s, out->answer, io->lang, &out->grade);
-        if (out->grade.status == CL_GRADE_UNREADABLE && io->interactive) {
+        if (out->grade.status == CL_GRADE_UNREADABLE) { /* a typo is asked again, typed or piped */
             fprintf(io->out, "%s%s%s\n", cl_c(io->out, CL_YELLOW), out->grade.message, cl_c0(io->out));
             continue;
         }
