@@ -82,7 +82,7 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
                       skeleton, &t))
         return CL_EXIT_USAGE;
     /* code built for another architecture would fail on this GPU with a confusing verdict */
-    if (mode != CL_MODE_COMPILE && !o.runner && cl_cli_check_arch(cmd, o.arch))
+    if (cl_cli_check_arch(cmd, o.arch, mode != CL_MODE_COMPILE && !o.runner))
         return CL_EXIT_USAGE;
     o.lab = t.lab;
     o.solution = t.solution;

@@ -198,7 +198,7 @@ static int arch_cc(const char *s, int *major, int *minor, char *suffix)
     return 0;
 }
 
-int cl_cli_check_arch(const char *cmd, const char *arch)
+int cl_cli_check_arch(const char *cmd, const char *arch, int will_run)
 {
     int major, minor;
     char suffix;
@@ -208,6 +208,8 @@ int cl_cli_check_arch(const char *cmd, const char *arch)
         cl_cli_error(cmd, CL_T("--arch '%s' is not an architecture — use one such as sm_80, sm_86 or sm_90"), arch);
         return -1;
     }
+    if (!will_run)
+        return 0;
     cl_gpu_info gpu;
     cl_detect_gpu(&gpu);
     if (!gpu.present)

@@ -35,8 +35,9 @@ void cl_cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(pr
 /* The running command's name, for messages from shared code (set by main). */
 void cl_cli_set_command(const char *name);
 const char *cl_cli_command(void);
-/* --arch: refuses (prints, returns -1) an architecture this machine's GPU cannot run. */
-int cl_cli_check_arch(const char *cmd, const char *arch);
+/* --arch: refuses (prints, returns -1) what is not an architecture, and when will_run, one
+ * this machine's GPU cannot run (sm_80 code on an sm_90 GPU). NULL arch: 0. */
+int cl_cli_check_arch(const char *cmd, const char *arch, int will_run);
 /* For the terminal: a long compiler log becomes its first errors whole, then how many
  * more and the path of the whole log (written under log_dir). */
 void cl_cli_shorten_compile_log(cl_result *r, const char *log_dir);

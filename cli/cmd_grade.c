@@ -167,7 +167,7 @@ int cmd_grade(int argc, char **argv)
             return CL_EXIT_USAGE;
         }
         if (cl_class_slurm_task(task, index, &err)) {
-            fprintf(stderr, "cudalab grade: task %d: %s\n", index, err.msg);
+            cl_cli_error("grade", CL_T("task %d: %s"), index, err.msg);
             return 1;
         }
         return 0;
@@ -192,7 +192,7 @@ int cmd_grade(int argc, char **argv)
                                        "where there is an NVIDIA GPU, or on a GPU cluster with --slurm"));
             return CL_EXIT_ENV;
         }
-        if (cl_cli_check_arch("grade", o.arch))
+        if (cl_cli_check_arch("grade", o.arch, 1))
             return CL_EXIT_USAGE;
     }
     if (!o.out) {
@@ -206,7 +206,7 @@ int cmd_grade(int argc, char **argv)
     cl_progress_clear();
     if (rc) {
         cl_cli_error("grade", "%s", err.msg);
-        return CL_EXIT_ENV; /* the submissions, roster, course file or output folder */
+        return CL_EXIT_USAGE; /* the submissions, roster, course file or output folder given */
     }
     print_summary(&sum, u.json);
     return sum.failed_tasks ? 1 : 0;

@@ -62,7 +62,7 @@ int cmd_gradescope(int argc, char **argv)
         o.metadata_path = NULL;
     cl_err err;
     if (cl_gradescope_run(&o, &err)) {
-        fprintf(stderr, "cudalab gradescope: %s\n", err.msg);
+        cl_cli_error("gradescope", "%s", err.msg);
         return 2;
     }
     printf("cudalab gradescope: wrote %s\n", o.results_path);

@@ -53,7 +53,7 @@ int cmd_lint(int argc, char **argv)
         case 's': seeds = optarg; break;
         case 'n':
             if (cl_qf_int(optarg, "--samples", 1, 10000, &samples, &err))
-                return fprintf(stderr, "cudalab lint: %s\n", err.msg), 2;
+                return cl_cli_error("lint", "%s", err.msg), 2;
             break;
         case 'M': seed_map = 1; break;
         case 'S': no_seeds = 1; break;
@@ -62,7 +62,7 @@ int cmd_lint(int argc, char **argv)
         }
     }
     if (!questions && !labs)
-        return fprintf(stderr, "cudalab lint: --questions-only and --labs-only exclude each other\n"), 2;
+        return cl_cli_error("lint", CL_T("--questions-only and --labs-only exclude each other")), 2;
     int files = argc - optind;
     if (files)
         labs = 0; /* explicit question files: lint just those */
@@ -110,12 +110,12 @@ int cmd_lint(int argc, char **argv)
     for (int i = 0; i < bank.nq; i++)
         families += bank.q[i].family != NULL;
     if (ctx.problems)
-        fprintf(stderr, "cudalab lint: %d problem%s%s\n", ctx.problems, ctx.problems == 1 ? "" : "s",
+        cl_cli_error("lint", CL_T("%d problem%s%s"), ctx.problems, ctx.problems == 1 ? "" : "s",
                 lab_problems ? " (questions and labs)" : "");
     else if (!questions)
-        fprintf(stderr, "cudalab lint: ok: labs\n");
+        cl_cli_error("lint", CL_T("ok: labs"));
     else
-        fprintf(stderr, "cudalab lint: ok: %d question%s (%d generated) in %d topic file%s%s\n", bank.nq,
+        cl_cli_error("lint", CL_T("ok: %d question%s (%d generated) in %d topic file%s%s"), bank.nq,
                 bank.nq == 1 ? "" : "s", families, bank.ntopics, bank.ntopics == 1 ? "" : "s",
                 labs ? ", labs ok" : "");
     cl_bank_free(&bank);
