@@ -124,7 +124,7 @@ void cl_help_print_command(FILE *f, const cl_command *c)
             fputc('\n', f);
         }
         if (c->caps & CL_CMD_JSON)
-            fprintf(f, "  %-20s %s\n", "--json", CL_T("print a machine-readable report on stdout (docs/json.md)"));
+            fprintf(f, "  %-20s %s\n", "--json", CL_T("print a machine-readable report on stdout (docs/cli.md)"));
     }
     fprintf(f, "\n%s%s%s --lang en|zh, --no-color, -h/--help, -V/--version\n", B, CL_T("global options:"), Z);
     fputc('\n', f);
@@ -144,7 +144,7 @@ void cl_help_print_json(FILE *f)
                                                    fl->help ? CL_T(fl->help) : NULL, "hidden", fl->help == NULL));
         if (c->caps & CL_CMD_JSON)
             json_array_append_new(flags, json_pack("{s:s, s:s, s:b}", "name", "json", "help",
-                                                   CL_T("print a machine-readable report on stdout (docs/json.md)"),
+                                                   CL_T("print a machine-readable report on stdout (docs/cli.md)"),
                                                    "hidden", 0));
         json_array_append_new(cmds, json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", c->name, "args", c->args,
                                               "summary", CL_T(c->summary), "json", (c->caps & CL_CMD_JSON) != 0,
@@ -406,7 +406,6 @@ void cl_help_man(FILE *f)
         roff(f, c->summary);
         fputs(".\n", f);
         if (c->about) {
-            fputs(" ", f);
             roff(f, c->about);
             fputs("\n", f);
         }

@@ -1,5 +1,5 @@
 /* cli_session.h: the --json summary of a question session (quiz, review): one JSON object
- * on stdout, while the questions and feedback go to stderr. Stable fields: docs/json.md. */
+ * on stdout, while the questions and feedback go to stderr. Stable fields: docs/cli.md. */
 #ifndef CUDALAB_CLI_SESSION_H
 #define CUDALAB_CLI_SESSION_H
 

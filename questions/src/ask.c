@@ -119,7 +119,7 @@ int cl_ask(cl_io *io, const cl_shown *s, const char *header, cl_asked *out)
             return 1;
         }
         cl_grade_answer(s, out->answer, io->lang, &out->grade);
-        if (out->grade.status == CL_GRADE_UNREADABLE) { /* a typo is asked again, typed or piped */
+        if (out->grade.status == CL_GRADE_UNREADABLE && io->interactive) {
             fprintf(io->out, "%s%s%s\n", cl_c(io->out, CL_YELLOW), out->grade.message, cl_c0(io->out));
             continue;
         }

@@ -125,6 +125,10 @@ def run_row(cudalab, row, verbose):
                         problems.append(f"JSON {path} = {got!r}, wanted {want!r}")
             except (ValueError, KeyError, IndexError, TypeError) as e:
                 problems.append(f"stdout is not the JSON wanted ({e})")
+        if row.get("bash_syntax"):  # stdout is a bash script: it must parse
+            chk = subprocess.run(["bash", "-n"], input=p.stdout, capture_output=True, text=True)
+            if chk.returncode:
+                problems.append(f"bash -n: {chk.stderr.strip()}")
         if "files" in row:
             for rel in row["files"]:
                 if not os.path.exists(os.path.join(tmp, rel)):

@@ -10,6 +10,7 @@
   not_out/not_err: substrings they must not; quiet_err: stderr must be empty
   json     stdout must be one JSON document; json_has: {"a.b.0": value or None (present)}
   files    paths (relative to {tmp}) that must exist afterwards; gpu: run only on a GPU
+  bash_syntax  stdout must pass bash -n
 
 Every command of `cudalab help` needs an en and a zh row, every flag of its --help a row."""
 
@@ -46,7 +47,8 @@ ROWS = [
     dict(name="lang-locale", args=["list"], env={"CUDALAB_LANG": None, "LC_ALL": "C.UTF-8", "LANG": "zh_CN.UTF-8"},
          out=["归约"]),
     dict(name="lang-config", args=["list"], setup=["config:lang: zh"], out=["归约"]),
-    dict(name="completion-bash", args=["completion", "bash"], out=["complete -o filenames -F _cudalab cudalab", "--no-reference"]),
+    dict(name="completion-bash", args=["completion", "bash"], out=["complete -o filenames -F _cudalab cudalab", "--no-reference"],
+         bash_syntax=True),
     dict(name="completion-zsh", args=["completion", "zsh"], out=["#compdef cudalab", "'--seed["]),
     dict(name="completion-fish", args=["completion", "fish"], out=["complete -c cudalab", "-l seed"]),
     dict(name="completion-zh", lang="zh", args=["completion", "tcsh"], rc=2, err=["bash"]),
@@ -106,8 +108,8 @@ ROWS = [
     # ---- questions ----
     dict(name="quiz", args=["quiz", "--id", "mem-no-l3", "--answers", "-", "--no-record", "--seed", "1"], stdin="a\n",
          out=["1 right"]),
-    dict(name="quiz-typo-asked-again", args=["quiz", "--id", "mem-no-l3", "--answers", "-", "--seed", "1"],
-         stdin="z\na\n", out=["not a choice", "1 right", "0 wrong"]),
+    dict(name="quiz-typo-not-counted", args=["quiz", "--id", "mem-no-l3", "--answers", "-", "--seed", "1"],
+         stdin="z\n", out=["Could not read 'z'", "0 wrong", "1 skipped"], not_out=["review deck"]),
     dict(name="quiz-fullwidth-zh", lang="zh", args=["quiz", "--id", "mem-no-l3", "--answers", "-", "--no-rate"],
          stdin="ａ。\n", out=["1 正确"]),
     dict(name="quiz-json", args=["quiz", "--topic", "memory", "--n", "2", "--difficulty", "1-3", "--answers", "-",
