@@ -51,7 +51,7 @@ static void on_event(void *ctx, const char *kind, const char *student, const cha
         fprintf(f, "cudalab grade: %s%s%s\n", student ? student : "", student ? ": " : "", detail);
     } else if (!strcmp(kind, "note")) {
         cl_progress_clear();
-        fprintf(f, "%snote:%s %s%s%s\n", cl_c(f, CL_DIM), cl_c0(f), student ? student : "", student ? ": " : "",
+        fprintf(f, "%s%s%s %s%s%s\n", cl_c(f, CL_DIM), CL_T("note:"), cl_c0(f), student ? student : "", student ? ": " : "",
                 detail);
     }
 }
@@ -86,22 +86,22 @@ static void print_summary(const cl_class_summary *s, int json)
         return;
     }
     FILE *f = stdout;
-    printf("%sgraded %d%s, skipped %d (already graded), %d missing", cl_c(f, CL_BOLD), s->graded, cl_c0(f), s->skipped,
-           s->missing);
+    printf(CL_T("%sgraded %d%s, skipped %d (already graded), %d missing"), cl_c(f, CL_BOLD), s->graded, cl_c0(f),
+           s->skipped, s->missing);
     if (s->failed_tasks)
-        printf(", %s%d Slurm task%s without a result%s", cl_c(f, CL_RED), s->failed_tasks,
-               s->failed_tasks == 1 ? "" : "s", cl_c0(f));
-    printf(" in %.0f s", s->seconds);
+        printf(CL_T(", %s%d Slurm task(s) without a result%s"), cl_c(f, CL_RED), s->failed_tasks, cl_c0(f));
+    printf(CL_T(" in %.0f s"), s->seconds);
     if (s->graded && s->seconds > 0)
-        printf(" (%.1f submissions/min)", s->graded * 60.0 / s->seconds);
-    printf("\n  verdicts  ");
+        printf(CL_T(" (%.1f submissions/min)"), s->graded * 60.0 / s->seconds);
+    printf("\n  %s  ", CL_T("verdicts"));
     for (int k = 0; k <= CL_V_EXCELLENT; k++)
         if (s->verdicts[k])
-            printf("%s %d  ", cl_verdict_name((cl_verdict)k), s->verdicts[k]);
+            printf("%s %d  ", CL_T(cl_verdict_name((cl_verdict)k)), s->verdicts[k]);
     printf("\n");
     if (s->sandbox[0])
-        printf("  sandbox   %s\n", s->sandbox);
-    printf("  gradebook %s\n  csv       %s\n  report    %s\n  junit     %s\n", s->gradebook, s->csv, s->html, s->junit);
+        printf(CL_T("  sandbox   %s\n"), s->sandbox);
+    printf(CL_T("  gradebook %s\n  csv       %s\n  report    %s\n  junit     %s\n"), s->gradebook, s->csv, s->html,
+           s->junit);
 }
 
 int cmd_grade(int argc, char **argv)

@@ -87,6 +87,21 @@ static int run(quiz_args *a)
     cl_bank bank;
     if (cl_qf_load_bank(dir, 0, stderr, &bank, &err))
         return cl_cli_error("quiz", "%s", err.msg), 2;
+    /* a mistyped topic: the nearest one, before anything is asked */
+    for (int i = 0; i < a->qo.filter.ntopics; i++) {
+        const char *names[256];
+        int n = 0, found = 0;
+        for (int k = 0; k < bank.ntopics && n < 256; k++) {
+            names[n++] = bank.topics[k].name;
+            found |= !strcmp(bank.topics[k].name, a->qo.filter.topics[i]);
+        }
+        const char *near = found ? NULL : cl_help_nearest(a->qo.filter.topics[i], names, n);
+        if (near) {
+            cl_cli_error("quiz", CL_T("no topic '%s' — did you mean %s?"), a->qo.filter.topics[i], near);
+            cl_bank_free(&bank);
+            return CL_EXIT_USAGE;
+        }
+    }
     sqlite3 *db = NULL;
     if (a->record && cl_qf_open_db(&db, &err))
         cl_cli_error("quiz", CL_T("progress will not be saved: %s"), err.msg);

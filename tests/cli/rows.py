@@ -115,6 +115,8 @@ ROWS = [
     dict(name="quiz-json", args=["quiz", "--topic", "memory", "--n", "2", "--difficulty", "1-3", "--answers", "-",
                                  "--json", "--rate", "--bank", "{src}/questions"],
          stdin="\n\n", json=True, json_has={"asked": None, "skipped": 2}),
+    dict(name="quiz-topic-typo", args=["quiz", "--topic", "memroy", "--answers", "-"], rc=2,
+         err=["did you mean memory?"]),
     dict(name="quiz-fullwidth-quit", args=["quiz", "--n", "3", "--answers", "-", "--no-record"], stdin="：ｑ\n",
          out=["0 right"]),
     dict(name="review-status", args=["review", "--status"], out=["0 cards"]),
