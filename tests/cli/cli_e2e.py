@@ -13,6 +13,7 @@ a row fails this test. Rows marked gpu run only with --gpu (ctest label gpu; exi
 SKIPPED, without a GPU); the rest pin CUDA_VISIBLE_DEVICES=-1, so they mean "no GPU" on
 every machine."""
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -133,13 +134,14 @@ def run_row(cudalab, row, verbose):
             for rel in row["files"]:
                 if not os.path.exists(os.path.join(tmp, rel)):
                     problems.append(f"no file {rel}")
+        report = ""
         if problems or verbose:
-            print(f"--- {row['name']}: cudalab {' '.join(args)}")
-            print("    " + "; ".join(problems) if problems else "    ok")
+            report = f"--- {row['name']}: cudalab {' '.join(args)}\n"
+            report += ("    " + "; ".join(problems) if problems else "    ok") + "\n"
             if problems:
-                print("    stdout:", p.stdout[-1500:].replace("\n", "\n      "))
-                print("    stderr:", p.stderr[-1500:].replace("\n", "\n      "))
-        return not problems
+                report += "    stdout: " + p.stdout[-1500:].replace("\n", "\n      ") + "\n"
+                report += "    stderr: " + p.stderr[-1500:].replace("\n", "\n      ") + "\n"
+        return not problems, report
     finally:
         for root, dirs, _ in os.walk(tmp):
             for d in dirs:
@@ -190,8 +192,12 @@ def main():
     for g in gaps:
         print("coverage:", g)
     rows = [r for r in ROWS if bool(r.get("gpu")) == a.gpu and (not a.only or a.only in r["name"])]
-    for row in rows:
-        failed += not run_row(cudalab, row, a.v)
+    # rows are independent (a folder each; the shared build cache is written atomically)
+    jobs = int(os.environ.get("CUDALAB_E2E_JOBS", min(4, os.cpu_count() or 1)))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for ok, report in pool.map(lambda r: run_row(cudalab, r, a.v), rows):
+            failed += not ok
+            print(report, end="")
     print(f"{len(rows) - failed}/{len(rows)} rows passed" + (f", {len(gaps)} coverage gaps" if gaps else ""))
     shutil.rmtree(CACHE, ignore_errors=True)
     return 1 if failed or gaps else 0
