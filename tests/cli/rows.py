@@ -145,7 +145,7 @@ ROWS = [
                                   "--answers", "-", "--out", "x.txt"], files=["work/b.txt"]),
     dict(name="lint-one-syntax-error", setup=["file:bad.yaml=" + BAD_YAML], args=["lint", "bad.yaml"], rc=1,
          out=["bad.yaml:4:"], err=["1 problem"]),
-    dict(name="lint-bank-syntax-error-once", setup=["file:bad.yaml=" + BAD_YAML],
+    dict(name="lint-bank-syntax-error-once", setup=["copy:questions/warps.yaml=warps.yaml", "file:bad.yaml=" + BAD_YAML],
          args=["lint", "--questions-only", "--bank", "{tmp}/work", "--seeds", "{src}/docs/seed-questions.md"],
          rc=1, err=["1 problem"], not_out=["not covered"]),
     dict(name="lint-labs-zh", lang="zh", args=["lint", "--labs-only"]),
