@@ -1,5 +1,6 @@
 /* cmd_exam.c: `cudalab exam`: classroom exams: the same paper for the same seed, answers
  * on a plain-text sheet, graded offline into CSV. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,12 +138,14 @@ int cmd_exam(int argc, char **argv)
     if (paper) {
         FILE *f = out ? fopen(out, "w") : stdout;
         if (!f) {
-            perror(out);
+            cl_cli_error("exam", CL_T("cannot write %s: %s — check the folder and its permissions"), out,
+                         strerror(errno));
             rc = 2;
         } else {
             cl_paper_print(f, &p, lang, key);
             if (f != stdout && fclose(f) != 0)
-                perror(out), rc = 2;
+                cl_cli_error("exam", CL_T("cannot write %s: %s — check the folder and its permissions"), out,
+                             strerror(errno)), rc = 2;
         }
     } else if (blank) {
         if (cl_sheet_write(blank, &p, student, NULL, &err))
