@@ -3,11 +3,14 @@
  *   cudalab test   [LAB] [FILE] [--reference|--skeleton] [--seed N] [--arch sm_XY]
  *                  [--sanitize] [--json] [--junit FILE] [--verbose]
  *   cudalab bench  ... [--no-reference]
- *   cudalab submit ...        (test + bench, scored, recorded in the progress database)
+ *   cudalab submit ...        (test + bench, scored)
+ * Every test, bench and submit is recorded in the progress database (cudalab log).
  *   cudalab compile [LAB] [FILE] [--arch sm_XY]
+ *   test, bench, submit ... --remote HOST | --slurm    (graded elsewhere, recorded here)
  */
 #include "cli_grade.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -19,14 +22,48 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "db.h"
+#include "grader/profile.h"
 #include "grader/progress.h"
 #include "grader/grade.h"
+#include "grader/remote.h"
 #include "grader/report.h"
 #include "term.h"
 
 static void usage(FILE *f, const char *cmd)
 {
     cl_help_print_command(f, cl_command_find(cmd));
+}
+
+/* --remote HOST / --slurm: the same grading on a GPU elsewhere; the report comes back. */
+static int grade_remote(cl_remote_opts *ro, const cl_grade_opts *o, const char *cmd, int reference, int skeleton,
+                        const char *source, size_t source_len, cl_result *r, cl_err *err)
+{
+    if (!reference && !skeleton && !source)
+        return cl_err_set(err, "cannot read %s", o->solution);
+    const char *base = strrchr(o->solution, '/') ? strrchr(o->solution, '/') + 1 : o->solution;
+    char name[256];
+    snprintf(name, sizeof name, "%s", base);
+    for (char *p = name; *p; p++) /* a plain file name there, whatever it was called here */
+        if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '_' || *p == '-'))
+            *p = '_';
+    ro->mode = cmd;
+    ro->lab = o->lab;
+    ro->solution_name = name[0] && name[0] != '.' ? name : "solution.cu";
+    ro->source = source;
+    ro->source_len = source_len;
+    ro->reference = reference;
+    ro->skeleton = skeleton;
+    ro->have_seed = o->have_seed;
+    ro->seed = o->seed;
+    ro->arch = o->arch;
+    ro->timeout_s = o->timeout_s;
+    ro->sanitize = o->sanitize;
+    ro->no_reference = o->no_reference;
+    ro->runner = o->runner;
+    if (o->progress)
+        o->progress(o->ctx, ro->host ? (ro->slurm ? "grading through ssh and srun" : "grading over ssh")
+                                     : "grading through srun");
+    return cl_remote_grade(ro, r, err);
 }
 
 int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
@@ -39,11 +76,14 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         {"junit", required_argument, 0, 'u'}, {"verbose", no_argument, 0, 'v'},
         {"no-reference", no_argument, 0, 'n'}, {"runner", required_argument, 0, 'R'},
         {"timeout", required_argument, 0, 't'},
+        {"remote", required_argument, 0, 'H'}, {"slurm", no_argument, 0, 'S'},
+        {"slurm-args", required_argument, 0, 'A'}, {"profile", no_argument, 0, 'P'}, {"remote-cudalab", required_argument, 0, 'E'},
         {"no-color", no_argument, 0, 'C'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int reference = 0, skeleton = 0, json = 0, verbose = 0, ch;
+    int reference = 0, skeleton = 0, json = 0, verbose = 0, profile = 0, ch;
     const char *junit = NULL;
     cl_grade_opts o = {0};
+    cl_remote_opts ro = {0};
     optind = 1;
     while ((ch = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
         switch (ch) {
@@ -68,6 +108,11 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
             }
             break;
         case 'R': o.runner = optarg; o.allow_prebuilt = 1; break; /* the test suite's host runner */
+        case 'P': profile = 1; break;
+        case 'H': ro.host = optarg; break;
+        case 'S': ro.slurm = 1; break;
+        case 'A': ro.slurm_args = optarg; break;
+        case 'E': ro.cudalab = optarg; break;
         case 'C': cl_term_init(1); break;
         case 'h': usage(stdout, cmd); return CL_EXIT_OK;
         default: usage(stderr, cmd); return CL_EXIT_USAGE;
@@ -91,40 +136,52 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     if (!json) {
         o.progress = cl_cli_progress;
     }
-    cl_result r;
+    /* the source as it is graded, for the history (read before grading: an editor may save
+     * again while it runs) */
+    char *source = NULL;
+    size_t source_len = 0;
     cl_err err;
-    if (cl_grade(&o, &r, &err)) {
+    if (mode != CL_MODE_COMPILE && cl_read_file(t.solution, CL_HISTORY_SOURCE_MAX, &source, &source_len, &err))
+        source = NULL; /* cl_grade says what is wrong with the file */
+    cl_result r;
+    int remote = ro.host || ro.slurm;
+    if (profile && (mode == CL_MODE_COMPILE || mode == CL_MODE_TEST || remote)) {
+        free(source);
+        cl_cli_error(cmd, CL_T("--profile is for bench and submit on this machine"));
+        return CL_EXIT_USAGE;
+    }
+    if (remote && mode == CL_MODE_COMPILE) {
+        free(source);
+        cl_cli_error(cmd, CL_T("--remote and --slurm are for test, bench and submit"));
+        return CL_EXIT_USAGE;
+    }
+    if (remote ? grade_remote(&ro, &o, cmd, reference, skeleton, source, source_len, &r, &err)
+               : cl_grade(&o, &r, &err)) {
+        free(source);
         cl_progress_clear();
         cl_cli_error(cmd, "%s", err.msg);
         return CL_EXIT_USAGE;
     }
     cl_progress_clear();
     int code = cl_cli_exit_code(&r);
-    if (mode == CL_MODE_SUBMIT && r.verdict != CL_V_ERROR && r.verdict != CL_V_NO_DEVICE) {
-        sqlite3 *db = NULL;
-        if (cl_db_open(NULL, &db, &err) || cl_progress_record(db, &r, "submit", &err))
-            cl_cli_warn(cmd, CL_T("the result was not recorded: %s"), err.msg);
-        cl_db_close(db);
-        /* the report next to the work, when there is a workspace */
-        if (t.workspace[0]) {
-            char dir[CL_PATH_MAX], path[CL_PATH_MAX + 64];
-            snprintf(dir, sizeof dir, "%s/.cudalab/reports", t.workspace);
-            if (cl_mkdirs(dir, &err) == 0) {
-                snprintf(path, sizeof path, "%s/%lld.json", dir, (long long)time(NULL));
-                json_t *j = cl_result_to_json(&r);
-                if (json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && !json)
-                    fprintf(stderr, "%sreport: %s%s\n", cl_c(stderr, CL_DIM), path, cl_c0(stderr));
-                json_decref(j);
-            }
-        }
-    }
+    if (mode != CL_MODE_COMPILE && !reference && !skeleton) /* the student's own work only */
+        cl_cli_record(&r, cmd, source, source_len, t.workspace, mode == CL_MODE_SUBMIT, json);
     if (junit) {
         const cl_result *rs[] = {&r};
         if (cl_report_junit(rs, NULL, 1, junit, &err))
             cl_cli_error(cmd, "%s", err.msg);
     }
+    /* --profile: after the timed runs, in a process of its own */
+    json_t *prof = NULL;
+    cl_err perr = {{0}};
+    if (profile && cl_verdict_ok(r.verdict) && r.did_bench && cl_cli_profile(&r, &o, &prof, &perr))
+        prof = NULL;
+    else if (profile && !(cl_verdict_ok(r.verdict) && r.did_bench))
+        snprintf(perr.msg, sizeof perr.msg, "not profiled: the solution must pass its correctness cases first");
+    cl_progress_clear();
     if (json) {
-        cl_cli_print_json(&r);
+        cl_cli_print_json(&r, profile ? (prof ? prof : json_pack("{s:s}", "error", perr.msg)) : NULL);
+        prof = NULL;
     } else {
         char log_dir[CL_PATH_MAX] = "";
         if (t.workspace[0])
@@ -133,7 +190,13 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
             strcat(log_dir, "/logs");
         cl_cli_shorten_compile_log(&r, log_dir[0] ? log_dir : NULL);
         cl_report_text(&r, stdout, verbose);
+        if (prof)
+            cl_profile_print(prof, stdout);
+        else if (profile)
+            cl_cli_warn(cmd, CL_T("--profile: %s"), perr.msg);
+        json_decref(prof);
     }
     cl_result_free(&r);
+    free(source);
     return code;
 }

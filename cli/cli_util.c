@@ -7,12 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_help.h"
 #include "commands.h"
 #include "grader/compile.h"
 #include "grader/grade.h"
+#include "db.h"
+#include "grader/progress.h"
 #include "grader/report.h"
 #include "strbuf.h"
 #include "grader/workspace.h"
@@ -167,9 +170,11 @@ int cl_cli_seed(const char *s, uint64_t *out)
     return 0;
 }
 
-void cl_cli_print_json(const cl_result *r)
+void cl_cli_print_json(const cl_result *r, json_t *extra_profile)
 {
     json_t *j = cl_result_to_json(r);
+    if (extra_profile)
+        json_object_set_new(j, "profile", extra_profile);
     if (!r->did_test && r->verdict == CL_V_CORRECT) /* cudalab compile: it compiled, nothing ran */
         json_object_set_new(j, "verdict", json_string("compiled"));
     char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -281,4 +286,33 @@ void cl_cli_shorten_compile_log(cl_result *r, const char *log_dir)
         cl_sb_printf(&sb, CL_T("; --json prints the whole log\n"));
     free(r->detail);
     r->detail = cl_sb_take(&sb);
+}
+
+long long cl_cli_record(const cl_result *r, const char *cmd, const char *source, size_t source_len,
+                        const char *workspace, int write_report, int quiet)
+{
+    if (r->verdict == CL_V_ERROR || r->verdict == CL_V_NO_DEVICE)
+        return 0; /* nothing of the student's was graded */
+    cl_err err;
+    sqlite3 *db = NULL;
+    long long id = 0;
+    if (cl_db_open(NULL, &db, &err) ||
+        cl_progress_record_source(db, r, cmd, source, source_len, &id, &err))
+        cl_cli_warn(cmd, CL_T("the result was not recorded: %s"), err.msg);
+    else if (!quiet)
+        fprintf(stderr, CL_T("%sattempt %lld recorded (cudalab log)%s\n"), cl_c(stderr, CL_DIM), id, cl_c0(stderr));
+    cl_db_close(db);
+    /* a submit's report next to the work, when there is a workspace */
+    if (write_report && workspace && workspace[0]) {
+        char dir[CL_PATH_MAX], path[CL_PATH_MAX + 64];
+        snprintf(dir, sizeof dir, "%s/.cudalab/reports", workspace);
+        if (cl_mkdirs(dir, &err) == 0) {
+            snprintf(path, sizeof path, "%s/%lld.json", dir, (long long)time(NULL));
+            json_t *j = cl_result_to_json(r);
+            if (json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && !quiet)
+                fprintf(stderr, "%sreport: %s%s\n", cl_c(stderr, CL_DIM), path, cl_c0(stderr));
+            json_decref(j);
+        }
+    }
+    return id;
 }

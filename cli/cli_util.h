@@ -3,7 +3,10 @@
 #ifndef CUDALAB_CLI_UTIL_H
 #define CUDALAB_CLI_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "grader/result.h"
 #include "i18n.h"
@@ -24,8 +27,16 @@ void cl_cli_progress(void *ctx, const char *msg);
 int cl_cli_exit_code(const cl_result *r);
 /* Parses a seed; prints and returns -1 on junk. */
 int cl_cli_seed(const char *s, uint64_t *out);
+/* The largest source kept in the history (bytes). */
+#define CL_HISTORY_SOURCE_MAX (4u << 20)
+/* Records a graded attempt (cmd: test, bench, submit) with its source in the progress
+ * database, and for a submit its JSON report under <workspace>/.cudalab/reports/. Says
+ * so on stderr unless quiet; a failure to record is reported, never fatal. Returns the
+ * attempt's id, 0 when nothing was recorded. */
+long long cl_cli_record(const cl_result *r, const char *cmd, const char *source, size_t source_len,
+                        const char *workspace, int write_report, int quiet);
 /* Prints r as JSON on stdout. */
-void cl_cli_print_json(const cl_result *r);
+void cl_cli_print_json(const cl_result *r, json_t *profile); /* profile: NULL, or set as "profile" (taken) */
 
 /* The one error voice, on stderr: "cudalab <command>: <what went wrong> — <what to do>".
  * cmd NULL: the command is not known yet ("cudalab: ..."). fmt is usually CL_T("..."). */

@@ -1,4 +1,5 @@
-/* cmd_device.c: cudalab device [--refresh] [--json]: this GPU and its measured ceilings. */
+/* cmd_device.c: cudalab device [--refresh] [--json]: this GPU and its measured ceilings
+ * (copy, read-only and write-only bandwidth; cuBLAS fp16). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,10 @@ int cmd_device(int argc, char **argv)
                               c.copy_gbps, "copy_kernel_gbps", c.copy_kernel_gbps, "memcpy_gbps", c.memcpy_gbps, "dram_peak_gbps", c.dram_peak_gbps,
                               "fp16_tflops", c.fp16_tflops, "fp16_gemm_n", c.fp16_gemm_n, "measured_at",
                               (json_int_t)c.measured_at, "cached", c.from_cache, "cache_file", c.cache_path);
+        json_object_set_new(o, "read_gbps", json_real(c.read_gbps));
+        json_object_set_new(o, "write_gbps", json_real(c.write_gbps));
+        json_object_set_new(o, "write_kernel_gbps", json_real(c.write_kernel_gbps));
+        json_object_set_new(o, "memset_gbps", json_real(c.memset_gbps));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
         puts(s);
         free(s);
@@ -62,6 +67,10 @@ int cmd_device(int argc, char **argv)
     printf(CL_T("  copy bandwidth      %s%.0f GB/s%s  %s(bytes read + written: the best of three vectorised copy"
            " kernels, %.0f GB/s, and cudaMemcpy, %.0f GB/s)%s\n"), B, c.copy_gbps, Z, D, c.copy_kernel_gbps,
            c.memcpy_gbps, Z);
+    printf(CL_T("  read-only           %s%.0f GB/s%s  %s(bytes read: the best of three vectorised read kernels,"
+           " %.0f%% of copy)%s\n"), B, c.read_gbps, Z, D, c.copy_gbps > 0 ? 100 * c.read_gbps / c.copy_gbps : 0, Z);
+    printf(CL_T("  write-only          %s%.0f GB/s%s  %s(bytes written: the best of three vectorised store kernels,"
+           " %.0f GB/s, and cudaMemset, %.0f GB/s)%s\n"), B, c.write_gbps, Z, D, c.write_kernel_gbps, c.memset_gbps, Z);
     printf(CL_T("  fp16 Tensor Cores   %s%.0f TFLOP/s%s  %s(cuBLAS, %d^3, fp32 accumulate)%s\n"), B, c.fp16_tflops, Z, D,
            c.fp16_gemm_n, Z);
     printf(CL_T("%s  %s %s%s\n"), D, c.from_cache ? CL_T("cached in") : CL_T("saved to"), c.cache_path, Z);

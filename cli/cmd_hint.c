@@ -11,7 +11,9 @@
 #include "commands.h"
 #include "grader/labconf.h"
 #include "grader/workspace.h"
+#include "ladder_steps.h"
 #include "paths.h"
+#include "questions/question.h"
 #include "term.h"
 
 int cmd_hint(int argc, char **argv)
@@ -96,6 +98,8 @@ int cmd_hint(int argc, char **argv)
         if (cl_workspace_save(&ws, &err))
             cl_cli_warn("hint", CL_T("which hints you have seen was not saved: %s"), err.msg);
     }
+    if (!json)
+        cl_ladder_hint(cl_home_dir(), lab.name, lang == CL_LANG_ZH, stdout);
     cl_lab_free(&lab);
     return CL_EXIT_OK;
 }

@@ -8,11 +8,14 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "grader/labconf.h"
+#include "lint_abi.h"
 #include "paths.h"
 #include "questions/bank.h"
+#include "questions/bankstats.h"
 #include "questions/family.h"
 #include "questions/frontend.h"
 #include "questions/seedmap.h"
+#include "questions/zhstyle.h"
 
 static void usage(FILE *f)
 {
@@ -38,10 +41,10 @@ int cmd_lint(int argc, char **argv)
         {"questions-only", no_argument, NULL, 'Q'}, {"labs-only", no_argument, NULL, 'L'},
         {"bank", required_argument, NULL, 'b'},     {"seeds", required_argument, NULL, 's'},
         {"samples", required_argument, NULL, 'n'},  {"seed-map", no_argument, NULL, 'M'},
-        {"no-seeds", no_argument, NULL, 'S'},
+        {"no-seeds", no_argument, NULL, 'S'},     {"stats", no_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
-    int questions = 1, labs = 1, samples = 25, seed_map = 0, no_seeds = 0, c;
+    int questions = 1, labs = 1, samples = 25, seed_map = 0, no_seeds = 0, stats = 0, c;
     const char *bank_flag = NULL, *seeds = NULL;
     cl_err err;
     optind = 1;
@@ -57,6 +60,7 @@ int cmd_lint(int argc, char **argv)
             break;
         case 'M': seed_map = 1; break;
         case 'S': no_seeds = 1; break;
+        case 'T': stats = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -84,6 +88,7 @@ int cmd_lint(int argc, char **argv)
             return 0;
         }
         cl_bank_check_families(&bank, samples, report, &ctx);
+        cl_bank_check_style(&bank, report, &ctx);
         char seed_list[4096];
         if (!seeds && !no_seeds && !files && !bank_flag) { /* the installed bank: its own seed list */
             snprintf(seed_list, sizeof seed_list, "%s/docs/seed-questions.md", cl_home_dir());
@@ -103,12 +108,23 @@ int cmd_lint(int argc, char **argv)
     if (labs) {
         lint_ctx lctx = {0};
         cl_lab_lint_all(cl_home_dir(), report, &lctx);
+        cl_lint_abi(cl_home_dir(), report, &lctx); /* lab.yaml signatures = cudalab_lab.h */
+        cl_labs_check_zh_style(cl_home_dir(), report, &lctx);
         lab_problems = lctx.problems;
         ctx.problems += lctx.problems;
     }
     int families = 0;
     for (int i = 0; i < bank.nq; i++)
         families += bank.q[i].family != NULL;
+    if (questions && stats)
+        cl_bank_stats_print(stdout, &bank);
+    if (questions && bank.nq) {
+        cl_bank_stats all;
+        cl_bank_stats_count(&bank, NULL, &all);
+        fprintf(stderr, "cudalab lint: kinds: %d recall, %d understand, %d apply, %d analyse (%.0f%% apply or analyse)\n",
+                all.by_kind[CL_KIND_RECALL], all.by_kind[CL_KIND_UNDERSTAND], all.by_kind[CL_KIND_APPLY],
+                all.by_kind[CL_KIND_ANALYSE], 100 * cl_bank_stats_thinking(&all));
+    }
     if (ctx.problems)
         cl_cli_error("lint", CL_T("%d problem%s%s"), ctx.problems, ctx.problems == 1 ? "" : "s",
                 lab_problems ? " (questions and labs)" : "");

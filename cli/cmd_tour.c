@@ -43,11 +43,13 @@ static int tour_gpu(char **names, int n, int json)
     cl_progress_clear();
     json_t *doc = json ? json_object() : NULL, *labs = json ? json_array() : NULL;
     if (json) {
-        json_object_set_new(doc, "gpu", json_pack("{s:s, s:s, s:f, s:f}", "name", c.name, "uuid", c.uuid, "copy_gbps",
-                                                  c.copy_gbps, "fp16_tflops", c.fp16_tflops));
+        json_object_set_new(doc, "gpu", json_pack("{s:s, s:s, s:f, s:f, s:f, s:f}", "name", c.name, "uuid", c.uuid,
+                                                  "copy_gbps", c.copy_gbps, "read_gbps", c.read_gbps, "write_gbps",
+                                                  c.write_gbps, "fp16_tflops", c.fp16_tflops));
     } else {
-        printf(CL_T("%s%s%s: copy bandwidth %.0f GB/s, fp16 Tensor Cores %.0f TFLOP/s %s(cudalab device)%s\n\n"), B,
-               c.name, Z, c.copy_gbps, c.fp16_tflops, D, Z);
+        printf(CL_T("%s%s%s: copy bandwidth %.0f GB/s, read-only %.0f GB/s, write-only %.0f GB/s, fp16 Tensor Cores "
+                    "%.0f TFLOP/s %s(cudalab device)%s\n\n"),
+               B, c.name, Z, c.copy_gbps, c.read_gbps, c.write_gbps, c.fp16_tflops, D, Z);
         printf("%s\n", CL_T("Grading every lab's reference solution, as a student's submission is graded:"));
     }
     int failures = 0;

@@ -27,13 +27,31 @@ const cl_flag cl_global_flags[] = {
     {"verbose", NULL, "list every case, not only the failures"},                                     \
     {"runner", "PATH", NULL}
 static const cl_flag F_COMPILE[] = {GRADE_FLAGS, END};
+#define REMOTE_FLAGS                                                                                  \
+    {"remote", "HOST", "grade on HOST over ssh (cudalab installed there); the report is recorded here"},  \
+    {"slurm", NULL, "grade through srun (with --remote: srun on HOST)"},                             \
+    {"slurm-args", "ARGS", "srun's options (default --gres=gpu:1), e.g. '-p gpu --gres=gpu:1'"},     \
+    {"remote-cudalab", "CMD", "the cudalab command on the remote host (default cudalab)"}
 static const cl_flag F_TEST[] = {
-    GRADE_FLAGS, {"sanitize", NULL, "also run the correctness cases under compute-sanitizer"}, END};
+    GRADE_FLAGS, {"sanitize", NULL, "also run the correctness cases under compute-sanitizer"}, REMOTE_FLAGS, END};
 static const cl_flag F_BENCH[] = {
     GRADE_FLAGS,
     {"sanitize", NULL, "also run the correctness cases under compute-sanitizer"},
     {"no-reference", NULL, "do not time the reference alongside (faster)"},
+    {"profile", NULL, "then run Nsight Compute (ncu) on your kernels for the slowest bench case"},
+    REMOTE_FLAGS,
     END};
+static const cl_flag F_LADDER[] = {END};
+static const cl_flag F_WATCH[] = {
+    {"seed", "N", "the seed of every test run"},
+    {"arch", "sm_XY", "compile for this architecture instead of this GPU's"},
+    {"timeout", "S", "wall-clock limit per run in seconds (default: the lab's)"},
+    {"lines", NULL, "read one key per line (the default when stdin is not a terminal)"},
+    {"runner", "PATH", NULL},
+    END};
+static const cl_flag F_LOG[] = {{"limit", "N", "at most N attempts (newest first)"}, END};
+static const cl_flag F_COMPARE[] = {END};
+static const cl_flag F_PROGRESS[] = {END};
 static const cl_flag F_TOUR[] = {END};
 static const cl_flag F_DEVICE[] = {{"refresh", NULL, "measure the ceilings again"}, END};
 static const cl_flag F_LIST[] = {END};
@@ -99,6 +117,7 @@ static const cl_flag F_LINT[] = {
     {"no-seeds", NULL, "skip the seed coverage check"},
     {"samples", "N", "draws of each generated family (default 25)"},
     {"seed-map", NULL, "print the seed -> question ids table (markdown) and exit"},
+    {"stats", NULL, "print questions per topic and kind (markdown) after linting"},
     END};
 static const cl_flag F_GRADE[] = {
     {"lab", "LAB", "the lab the submissions solve"},
@@ -164,6 +183,28 @@ const cl_command cl_commands[] = {
      F_BENCH, CL_CMD_JSON},
     {"submit", cmd_submit, "[LAB] [FILE]", "test + bench, scored and recorded in your progress", NULL, F_BENCH,
      CL_CMD_JSON},
+    {"ladder", cmd_ladder, "LAB", "grade every step of a lab's ladder on this GPU: verdict, speed-up",
+     "Grades every step of LAB's ladder (labs/LAB/ladder/NN_<step>.cu) on this GPU: verdict, fraction of the "
+     "ceiling, and speed-up over the step before. Without a GPU it says so and exits 3.",
+     F_LADDER, CL_CMD_JSON},
+    {"watch", cmd_watch, "[LAB]", "re-test on every save, with keys for hint, bench, submit",
+     "Inside a workspace: tests your solution on every save and shows the first failing case and your progress. "
+     "Keys: h next hint, b bench, s submit, t test again, q quit (Ctrl-C quits too). Each test is recorded "
+     "(cudalab log).",
+     F_WATCH, 0},
+    {"log", cmd_log, "[LAB]", "your attempts at a lab: verdict, cases, tier, seed, source",
+     "Every test, bench and submit, newest first: verdict, cases passed, tier, score, seed and the hash of the "
+     "source graded. LAB defaults to the workspace you are in; outside one, every lab.",
+     F_LOG, CL_CMD_JSON},
+    {"compare", cmd_compare, "[A B]", "two attempts case by case, and the source diff",
+     "A and B are attempt numbers from cudalab log. Shows per case what was fixed or broken and which bench "
+     "cases got faster or slower, then the diff from A's source to B's. Without A and B: the last two attempts "
+     "of the workspace's lab.",
+     F_COMPARE, CL_CMD_JSON},
+    {"progress", cmd_progress, "", "every lab's best tier and the review queue",
+     "Every lab's best tier (any bench or submit), best submitted score, attempts, and the question review "
+     "queue (cudalab review).",
+     F_PROGRESS, CL_CMD_JSON},
     {"quiz", cmd_quiz, "", "practise theory questions",
      "Immediate feedback and the explanation. Questions you have seen least come first; wrong or hard answers "
      "enter cudalab review. Answers: a letter (b), letters (ac), letters in order (cabd), a number, or text; "

@@ -49,6 +49,12 @@ int cmd_compile(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
+int cmd_ladder(int argc, char **argv);
+/* the learner's loop */
+int cmd_watch(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_progress(int argc, char **argv);
 /* questions */
 int cmd_quiz(int argc, char **argv);
 int cmd_review(int argc, char **argv);

@@ -48,7 +48,15 @@ int cl_db_open(const char *path, sqlite3 **db, cl_err *err)
     }
     sqlite3_busy_timeout(*db, 10000);
     if (cl_db_exec(*db, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", err)) {
-        cl_err_wrap(err, "%s", path);
+        int code = sqlite3_errcode(*db);
+        if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+            /* never repaired or replaced here: it may be all a learner has */
+            cl_err_set(err,
+                       "the progress database %s is damaged (%s); it was left untouched. Move it aside to "
+                       "start a new one, or try to save its rows with: sqlite3 %s .recover > saved.sql",
+                       path, sqlite3_errmsg(*db), path);
+        else
+            cl_err_wrap(err, "%s", path);
         sqlite3_close(*db);
         *db = NULL;
         return -1;

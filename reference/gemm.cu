@@ -36,14 +36,20 @@
  *    Measured on an H100 SXM (docs/PERFORMANCE.md): 758, 774 and 747 TFLOP/s at 4096^3,
  *    8192^3 and 8192x8192x2048, against cuBLAS's 765, 739 and 736 in the same run.
  *
- * 2. Everything else (sm_80/86/89, or a shape TMA cannot describe): mma.sync.m16n8k16 fed
- *    by ldmatrix from an XOR-swizzled shared layout, filled by a 4-stage cp.async
- *    pipeline (16-byte copies, zero-filled past the edges). When N % 8 != 0 or a pointer is
- *    not 16-byte aligned, the same kernel loads with predicated scalar loads instead.
+ * 2. Everything else (sm_75/80/86/89/120, or a shape TMA cannot describe): mma.sync fed
+ *    by ldmatrix from an XOR-swizzled shared layout, filled by a 4-stage pipeline
+ *    (16-byte copies, zero-filled past the edges). When N % 8 != 0 or a pointer is not
+ *    16-byte aligned, the same kernel loads with predicated scalar loads instead.
  *
- * Requires sm_80 or newer. Built for sm_90a (lab.yaml arch_suffix: a) on Hopper; the
- * wgmma code is compiled only for that target and is detected at run time, so the same
- * file builds and runs everywhere. Build options: -DGEMM_CLUSTER=1 (no clusters),
+ * Which path runs where (__CUDA_ARCH__ guards below):
+ *   sm_90a (H100, built with lab.yaml arch_suffix: a)  part 1, wgmma + TMA + clusters
+ *   sm_80 .. sm_89, sm_90 without "a", sm_100+, sm_120  part 2: mma.sync.m16n8k16, cp.async
+ *   sm_75 (Turing)                                      part 2 with mma.sync.m16n8k8 (two per
+ *                                                       k16 step) and synchronous 16-byte
+ *                                                       loads staged through registers
+ *                                                       (cp.async and m16n8k16 need sm_80)
+ * The wgmma code is compiled only for sm_90a and detected at run time, so the same file
+ * builds and runs everywhere from sm_75 on. Build options: -DGEMM_CLUSTER=1 (no clusters),
  * -DGEMM_TMA_STORE=0 (stores straight from registers): the ladder's intermediate steps. */
 #include <cuda.h>          /* CUtensorMap and its enums (types only: nothing is linked) */
 #include <cudaTypedefs.h>  /* PFN_cuTensorMapEncodeTiled */
@@ -66,7 +72,7 @@ __device__ int gemm_has_wgmma = GEMM_SM90A;
 static inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /* ------------------------------------------------------------------------------------ */
-/* Part 1: mma.sync + ldmatrix + cp.async (sm_80 and newer)                             */
+/* Path 2: mma.sync + ldmatrix + cp.async (sm_75 and newer; see the table above)      */
 /* ------------------------------------------------------------------------------------ */
 namespace sm80 {
 
@@ -79,17 +85,29 @@ __device__ __forceinline__ uint32_t smem_u32(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-/* 16-byte async copy global -> shared; src_bytes = 0 writes 16 zero bytes. */
+/* 16-byte async copy global -> shared; src_bytes = 0 writes 16 zero bytes. sm_75 has no
+ * cp.async: a synchronous 16-byte load and store (the ring's barriers order it the same). */
 __device__ __forceinline__ void cp_async16(void *dst, const void *src, bool valid)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
                  "r"(valid ? 16 : 0)
                  : "memory");
+#else
+    *reinterpret_cast<uint4 *>(dst) = valid ? __ldg(reinterpret_cast<const uint4 *>(src)) : make_uint4(0, 0, 0, 0);
+#endif
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
 template <int N> __device__ __forceinline__ void cp_async_wait()
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void *p)
@@ -106,13 +124,25 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *
                  : "r"(smem_u32(p))
                  : "memory");
 }
-/* d(16x8, fp32) += a(16x16, row) * b(16x8, col) */
+/* d(16x8, fp32) += a(16x16, row) * b(16x8, col). On sm_75 (no m16n8k16) as two m16n8k8:
+ * the k16 fragments are the two k8 fragments side by side (a0,a1 | a2,a3 and b0 | b1). */
 __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
                  "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(b0));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[2]), "r"(a[3]), "r"(b1));
+#endif
 }
 
 /* Shared layouts, in 16-byte chunks of 8 halves:
@@ -171,7 +201,7 @@ __global__ void __launch_bounds__(THREADS) gemm_sm80_kernel(const __half *__rest
                                                             const __half *__restrict__ B,
                                                             __half *__restrict__ C, int M, int N, int K)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
     extern __shared__ __align__(128) uint8_t smem_raw[];
     __half *sA = reinterpret_cast<__half *>(smem_raw);
     __half *sB = sA + STAGES * A_STAGE;
@@ -265,7 +295,7 @@ __global__ void __launch_bounds__(THREADS) gemm_sm80_kernel(const __half *__rest
 } /* namespace sm80 */
 
 /* ------------------------------------------------------------------------------------ */
-/* Part 2: wgmma + TMA, warp specialised, persistent, 2-CTA clusters (sm_90a)           */
+/* Path 1: wgmma + TMA, warp specialised, persistent, 2-CTA clusters (sm_90a)           */
 /* ------------------------------------------------------------------------------------ */
 namespace sm90 {
 

@@ -36,7 +36,10 @@
  * (1: __fdiv_rn), IOU_STREAMING (0: plain
  * stores), IOU_STORE_ONLY (1: store a constant, the store-only ceiling of this layout).
  *
- * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -I labs/include reference/iou.cu */
+ * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -I labs/include reference/iou.cu
+ *
+ * Which path runs where: one path on every GPU from sm_75 on (no architecture-specific
+ * instructions). */
 #include <cstdint>
 #include <cstdio>
 

@@ -31,7 +31,12 @@
  *    with Chan's formula (below);
  *  - beyond, before Hopper, or cols % 4 != 0 and > 1024: split rows, two kernels:
  *    per-chunk (count, mean, M2), merged per row with Chan's parallel formula, then a
- *    second read of x to write y. */
+ *    second read of x to write y.
+ *
+ * Which path runs where: sm_90 and newer (Hopper, Blackwell) run the cluster path for
+ * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks the compute
+ * capability); sm_75 to sm_89 split those rows (two kernels). The other paths are the
+ * same on every GPU from sm_75 on. */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -41,7 +41,11 @@
  * (more than 2^-22 * t * union) that sign IS the decision of the fp32 formula, and only
  * the rare pairs within that margin fall back to the IEEE division.
  *
- * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -I labs/include reference/nms.cu */
+ * Build: nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -I labs/include reference/nms.cu
+ *
+ * Which path runs where: sm_80 and newer OR the mask words over a warp with redux.sync
+ * (__reduce_or_sync); sm_75 with a butterfly of shuffles (warp_or below). The rest is
+ * the same on every GPU. */
 #include <cstdint>
 #include <cstdio>
 

@@ -46,6 +46,13 @@
 //   with lazy rescaling (the reference maximum moves only when a score passes it by 2^8).
 // Precision: scores are exact fp16 products summed in fp32; p (<= 256) is rounded to fp16
 // for the P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
+// Which path runs where (__CUDA_ARCH__ guards and a per-device query):
+//   sm_80 and newer   cp.async ring with an L2 evict-first policy, mma.sync m16n8k16
+//   sm_75 (Turing)    synchronous 16-byte loads into the same ring, two mma.sync m16n8k8 per
+//                     k16 step (cp.async, createpolicy and m16n8k16 need sm_80)
+//   every GPU         as many warps (groups) per CTA as its shared memory holds rings: 8 on
+//                     Hopper (227 KB a block), 6 on sm_80 (163 KB) at head_dim 128, 4 on
+//                     sm_86/89/120 (99 KB), 2 on sm_75 (64 KB); the other groups are chunks
 // Measured on an H100 (docs/PERFORMANCE.md): 98.2% of the copy bandwidth on the bench shape;
 // SDPA (cuDNN) on contiguous K/V 100.6%, as fast as a kernel doing only these loads, the
 // start-up and a stand-in for the arithmetic.
@@ -72,22 +79,37 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-// 16 bytes global -> shared, bypassing L1; src_bytes 0 writes zeros.
+// 16 bytes global -> shared, bypassing L1; src_bytes 0 writes zeros. sm_75 has no cp.async:
+// a synchronous 16-byte load and shared store (the warp's __syncwarp after the wait orders it).
 __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, int src_bytes, uint64_t policy)
 {
+#if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(dst), "l"(src), "r"(src_bytes),
                  "l"(policy));
+#else
+    (void)policy;
+    uint4 v = src_bytes ? __ldcg(reinterpret_cast<const uint4 *>(src)) : make_uint4(0, 0, 0, 0);
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+#endif
 }
 // An L2 policy for data read once: its lines are the first to go, the rest of L2 (q, the
 // block tables, the partials) stays.
 __device__ __forceinline__ uint64_t evict_first_policy()
 {
-    uint64_t p;
+    uint64_t p = 0;
+#if __CUDA_ARCH__ >= 800
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+#endif
     return p;
 }
+#if __CUDA_ARCH__ >= 800
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n"); }
 template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+#else // sm_75: the copies above were synchronous
+__device__ __forceinline__ void cp_async_commit() {}
+template <int N> __device__ __forceinline__ void cp_async_wait() {}
+#endif
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], uint32_t addr)
 {
@@ -102,13 +124,23 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], uint32_t addr)
                  : "r"(addr));
 }
 
-// c += a (16x16, row-major) * b (16x8, column-major); fp16 in, fp32 accumulate.
+// c += a (16x16, row-major) * b (16x8, column-major); fp16 in, fp32 accumulate. sm_75 has
+// only m16n8k8: the k16 fragments are two k8 fragments side by side (a0 a1 | a2 a3, b0 | b1).
 __device__ __forceinline__ void mma_16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
 {
+#if __CUDA_ARCH__ >= 800
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%0,%1,%2,%3};\n"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(b0));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[2]), "r"(a[3]), "r"(b1));
+#endif
 }
 
 __device__ __forceinline__ uint32_t pack_half2(float lo, float hi)
@@ -634,6 +666,25 @@ template <int D> static size_t kernel_smem(int warps)
     return (size_t)warps * warp_ring_bytes<D>() + (3 + PA_MAX_WARPS) * sizeof(long long);
 }
 
+// Warps (each with its own ring) that fit in one CTA's shared memory on the current device:
+// 8 on Hopper (227 KB), fewer on sm_80 (163 KB), sm_86/89/120 (99 KB) and sm_75 (64 KB).
+template <int D> static int warps_that_fit()
+{
+    static int fit_of[32]; // 0: not asked yet
+    int dev = 0;
+    cudaGetDevice(&dev);
+    if (dev < 32 && fit_of[dev])
+        return fit_of[dev];
+    int optin = 0;
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    int w = PA_MAX_WARPS;
+    while (w > 1 && kernel_smem<D>(w) > (size_t)optin)
+        w--;
+    if (dev < 32)
+        fit_of[dev] = w;
+    return w;
+}
+
 // The persistent grid: as many CTAs of this many warps as are resident at once on the
 // current device. The queries cost microseconds of host time per call, so they are made once
 // per device and warp count (the opt-in to large shared memory covers the largest CTA).
@@ -647,7 +698,7 @@ template <int D> static int resident_grid(int warps, size_t smem)
         return *cached;
     int sms = 0, per_sm = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaFuncSetAttribute(pa_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kernel_smem<D>(PA_MAX_WARPS));
+    cudaFuncSetAttribute(pa_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kernel_smem<D>(warps_that_fit<D>()));
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pa_kernel<D>, warps * 32, smem);
     if (cached)
         *cached = sms * per_sm;
@@ -659,7 +710,7 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
     pa_plan pl;
     pl.hpc = divisor_at_most(a.num_heads / a.num_kv_heads, 16);
     const int groups = a.num_kv_heads * (a.num_heads / a.num_kv_heads / pl.hpc);
-    pl.warps = divisor_at_most(groups, PA_MAX_WARPS);
+    pl.warps = divisor_at_most(groups, warps_that_fit<D>());
     pl.nkc = groups / pl.warps;
     pl.log2_bs = log2_bs;
     const size_t smem = kernel_smem<D>(pl.warps);

@@ -20,6 +20,9 @@
 //     the last ticket adds all partials in block order, so the result is the same bits
 //     every run (unlike one atomicAdd per block, whose order varies). It resets the ticket
 //     for the next call.
+//
+// Which path runs where: one path on every GPU from sm_75 on (no architecture-specific
+// instructions); the grid is sized from the device's SM count and occupancy at run time.
 #include <stdint.h>
 #include <stdio.h>
 

@@ -35,7 +35,12 @@
  * All paths read with 16-byte loads when cols % 4 == 0 and the pointers are 16-byte
  * aligned (a row then starts on a 16-byte boundary), else with 4-byte loads.
  * exp is __expf (ex2.approx on x - m, <= 2 ulp near 0): x - m is computed first, so the
- * argument is exact for values near the max, where the output is large. */
+ * argument is exact for values near the max, where the output is large.
+ *
+ * Which path runs where: sm_90 and newer (Hopper, Blackwell) run the cluster path for
+ * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks the compute
+ * capability); sm_75 to sm_89 split those rows instead. The other paths are the same
+ * on every GPU from sm_75 on. */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -30,6 +30,9 @@
 // - Loads of data written by other blocks in the same launch (order, counters, in-degrees)
 //   go through L2 (__ldcg / volatile): L1 is not coherent across SMs.
 // - A cycle shows as nodes whose in-degree never reaches 0: fewer than n are placed.
+//
+// Which path runs where: one path on every GPU from sm_75 on (cooperative launch, atomics
+// and warp votes exist on all of them); the grid is sized from the device at run time.
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdint>

@@ -3,13 +3,14 @@
 # The CUDA toolkit itself is a prerequisite (NVIDIA's packages or the runfile); without it
 # cudalab still builds and runs everything that needs no GPU compiler.
 #   --test-tools  also what the classroom tests drive for real: headless Chromium (the HTML
-#                 report) and a one-node Slurm cluster (munge, slurmctld, slurmd). Without
+#                 report), a one-node Slurm cluster (munge, slurmctld, slurmd) and an sshd on
+#                 localhost (remote grading, tests/learner). Without
 #                 them those tests report SKIPPED. scripts/test.sh passes it.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libyaml-dev libsqlite3-dev libjansson-dev check libsubunit-dev
-          libarchive-dev nettle-dev python3)
+          libarchive-dev nettle-dev libffi-dev libseccomp-dev python3)
 if [[ "${1:-}" == "--test-tools" ]]; then
-  packages+=(chromium fonts-dejavu-core munge slurmctld slurmd slurm-client util-linux procps)
+  packages+=(chromium fonts-dejavu-core munge slurmctld slurmd slurm-client util-linux procps openssh-server openssh-client)
 fi
 missing=()
 for p in "${packages[@]}"; do

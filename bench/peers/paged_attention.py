@@ -12,7 +12,9 @@ context lengths and block-table entries.
 stdout: one JSON object per shape (the fastest backend), in the order of the lab's bench
 cases (bench/table.py pairs them). Every backend's row goes to stderr.
   python3 bench/peers/paged_attention.py [--all-shapes]   (--all-shapes: the extra shapes
-  of bench/dev/graph_extra.yaml after the bench shape)"""
+  below after the bench shape)
+  python3 bench/peers/paged_attention.py --list-shapes    (every shape as "seqs heads kv_heads
+  head_dim block ctx", one a line: bench/round2.sh times the reference at each)"""
 import json
 import math
 import sys
@@ -31,10 +33,15 @@ BENCH = [dict(seqs=64, heads=32, kv_heads=8, head_dim=128, ctx=4096, block=16)]
 EXTRA = [dict(seqs=64, heads=32, kv_heads=32, head_dim=128, ctx=4096, block=16),
          dict(seqs=64, heads=32, kv_heads=8, head_dim=64, ctx=4096, block=32),
          dict(seqs=1, heads=32, kv_heads=8, head_dim=128, ctx=32768, block=16),
-         dict(seqs=256, heads=32, kv_heads=8, head_dim=128, ctx=1024, block=16)]
+         dict(seqs=256, heads=32, kv_heads=8, head_dim=128, ctx=1024, block=16),
+         dict(seqs=32, heads=64, kv_heads=8, head_dim=128, ctx=4096, block=16)]
 
 
 def main():
+    if "--list-shapes" in sys.argv:
+        for sh in BENCH + EXTRA:
+            print(sh["seqs"], sh["heads"], sh["kv_heads"], sh["head_dim"], sh["block"], sh["ctx"])
+        return
     shapes = BENCH + (EXTRA if "--all-shapes" in sys.argv else [])
     torch.manual_seed(0)
     for sh in shapes:

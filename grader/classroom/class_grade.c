@@ -45,7 +45,7 @@ void cl_class_rescore(const cl_course_rules *rules, const cl_lab *lab_in, cl_res
                  r->verdict == CL_V_EXCELLENT;
     if (tiered) {
         r->verdict = CL_V_CORRECT;
-        cl_score_bench(&lab, r, r->copy_gbps);
+        cl_score_bench(&lab, r);
     }
     cl_score_total(&lab, r);
     if (r->verdict == CL_V_SLOW)

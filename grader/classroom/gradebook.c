@@ -126,7 +126,7 @@ static void metric_of(json_t *rep, cl_grade_row *row)
     json_t *cases = json_object_get(rep, "cases"), *c, *pick = NULL, *first = NULL;
     size_t i;
     double worst = INFINITY;
-    json_array_foreach(cases, i, c) { /* the slowest case decides the tier: show that one */
+    json_array_foreach(cases, i, c) { /* the slowest case holds the score down: show that one */
         json_t *b = json_object_get(c, "bench");
         if (!b || jnum(b, "median_ms") <= 0)
             continue;

@@ -179,12 +179,16 @@ static int generate(cl_run *run, void *st, uint64_t seed)
     return 0;
 }
 
-typedef void (*iou_fn)(const float *, int, const float *, int, float *, cudalab_stream);
 
-static void launch(void *st, const void *entry, void *stream)
+static int args(cl_run *run, void *st, cl_args *a)
 {
     iou_state *s = st;
-    ((iou_fn)entry)(s->d_a, s->m, s->d_b, s->n, s->d_out, stream);
+    cl_arg_ptr(run, a, s->d_a);
+    cl_arg_i32(a, s->m);
+    cl_arg_ptr(run, a, s->d_b);
+    cl_arg_i32(a, s->n);
+    cl_arg_ptr(run, a, s->d_out);
+    return 0;
 }
 
 /* ---- verification ---- */
@@ -244,9 +248,9 @@ static int verify(cl_run *run, void *st, int full)
     if (!bad && s->m > 1)
         bad = check_rows(run, s, s->m - 1, 1);
     for (int k = 0; !bad && k < IOU_SAMPLE_ROWS; k++)
-        bad = check_rows(run, s, (int)cl_sample_index(s->seed, (uint64_t)k, (uint64_t)s->m), 1);
+        bad = check_rows(run, s, (int)cl_sample_index(cl_check_seed(run), (uint64_t)k, (uint64_t)s->m), 1);
     for (int k = 0; !bad && k < IOU_SAMPLE_ELEMS; k++) {
-        uint64_t e = cl_sample_index(s->seed ^ 1, (uint64_t)k, (uint64_t)s->m * (uint64_t)s->n);
+        uint64_t e = cl_sample_index(cl_check_seed(run) ^ 1, (uint64_t)k, (uint64_t)s->m * (uint64_t)s->n);
         float got;
         if (cl_download(run, &got, s->d_out + e, 4))
             return -1;
@@ -255,4 +259,4 @@ static int verify(cl_run *run, void *st, int full)
     return bad;
 }
 
-const cl_checker cl_checker_iou = {"iou", sizeof(iou_state), setup, generate, launch, verify, NULL};
+const cl_checker cl_checker_iou = {"iou", sizeof(iou_state), setup, generate, args, verify, NULL};

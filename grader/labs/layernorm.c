@@ -36,9 +36,6 @@ typedef struct layernorm_state {
     long long chunk_rows;
 } layernorm_state;
 
-typedef void (*layernorm_fn)(const float *x, const float *gamma, const float *beta, float *y,
-                             float *mean, float *rstd, int rows, int cols, float eps,
-                             cudalab_stream stream);
 
 enum { ROW_PLAIN, ROW_CONST, ROW_OFFSET };
 
@@ -154,11 +151,19 @@ static int generate(cl_run *run, void *st_, uint64_t seed)
     return 0;
 }
 
-static void launch(void *st_, const void *entry, void *stream)
+static int args(cl_run *run, void *st_, cl_args *a)
 {
     layernorm_state *st = st_;
-    ((layernorm_fn)entry)(st->x, st->gamma, st->beta, st->y, st->mean, st->rstd, (int)st->rows,
-                          (int)st->cols, st->eps, stream);
+    cl_arg_ptr(run, a, st->x);
+    cl_arg_ptr(run, a, st->gamma);
+    cl_arg_ptr(run, a, st->beta);
+    cl_arg_ptr(run, a, st->y);
+    cl_arg_ptr(run, a, st->mean);
+    cl_arg_ptr(run, a, st->rstd);
+    cl_arg_i32(a, (int)st->rows);
+    cl_arg_i32(a, (int)st->cols);
+    cl_arg_f32(a, st->eps);
+    return 0;
 }
 
 static const char *kind_name(int kind)
@@ -217,7 +222,7 @@ static int verify(cl_run *run, void *st_, int full)
     layernorm_state *st = st_;
     const long long C = st->cols;
     ml_bands b;
-    ml_pick_rows(&b, st->rows, C, full, st->gen.seed ^ 0x6C6179657273ull);
+    ml_pick_rows(&b, st->rows, C, full, cl_check_seed(run) ^ 0x6C6179657273ull);
     for (int k = 0; k < b.n; k++)
         for (long long r0 = b.lo[k]; r0 < b.hi[k]; r0 += st->chunk_rows) {
             const long long r1 = r0 + st->chunk_rows < b.hi[k] ? r0 + st->chunk_rows : b.hi[k];
@@ -238,4 +243,4 @@ static int verify(cl_run *run, void *st_, int full)
 }
 
 const cl_checker cl_checker_layernorm = {"layernorm", sizeof(layernorm_state), setup, generate,
-                                         launch, verify, NULL};
+                                         args, verify, NULL};

@@ -89,8 +89,14 @@ static void ml_pick_rows(ml_bands *b, long long rows, long long cols, int full, 
         long long per = ML_FULL_ELEMS / nb / cols;
         if (per < 1)
             per = 1;
+        /* the first and last rows always (tail tiles), the others where the seed (drawn
+         * after the call) says */
+        long long span = (rows - per) / (nb - 1);
         for (int k = 0; k < nb; k++) {
-            long long lo = (rows - per) * k / (nb - 1);
+            long long lo = k == nb - 1 ? rows - per
+                                       : span * k + (k ? (long long)cl_sample_index(seed, (uint64_t)k, (uint64_t)span + 1) : 0);
+            if (lo > rows - per)
+                lo = rows - per;
             b->lo[b->n] = lo, b->hi[b->n] = lo + per, b->n++;
         }
         return;

@@ -258,12 +258,17 @@ static int generate(cl_run *run, void *st, uint64_t seed)
     return 0;
 }
 
-typedef void (*nms_fn)(const float *, const float *, int, float, int *, int *, cudalab_stream);
 
-static void launch(void *st, const void *entry, void *stream)
+static int args(cl_run *run, void *st, cl_args *a)
 {
     nms_state *s = st;
-    ((nms_fn)entry)(s->d_boxes, s->d_scores, s->n, s->t, s->d_keep, s->d_num_kept, stream);
+    cl_arg_ptr(run, a, s->d_boxes);
+    cl_arg_ptr(run, a, s->d_scores);
+    cl_arg_i32(a, s->n);
+    cl_arg_f32(a, s->t);
+    cl_arg_ptr(run, a, s->d_keep);
+    cl_arg_ptr(run, a, s->d_num_kept);
+    return 0;
 }
 
 /* ---- verification ---- */
@@ -379,4 +384,4 @@ static int verify(cl_run *run, void *st, int full)
     return 0;
 }
 
-const cl_checker cl_checker_nms = {"nms", sizeof(nms_state), setup, generate, launch, verify, NULL};
+const cl_checker cl_checker_nms = {"nms", sizeof(nms_state), setup, generate, args, verify, NULL};

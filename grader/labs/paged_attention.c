@@ -27,6 +27,7 @@
  * 2^26 recomputed K/V elements on large ones (every sequence at least once); the quick
  * check after timed runs samples 2^22. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,12 +216,18 @@ static int pa_generate(cl_run *run, void *state, uint64_t seed)
     return 0;
 }
 
-static void pa_launch(void *state, const void *entry, void *stream)
+static int pa_args(cl_run *run, void *state, cl_args *a)
 {
     pa_state *s = state;
-    void (*fn)(const paged_attention_args *, cudalab_stream) =
-        (void (*)(const paged_attention_args *, cudalab_stream))entry;
-    fn(&s->args, stream);
+    const paged_attention_args *p = &s->args;
+    cl_arg_blob(a, p, sizeof *p);
+    cl_arg_blob_ptr(run, a, offsetof(paged_attention_args, q), p->q);
+    cl_arg_blob_ptr(run, a, offsetof(paged_attention_args, k_cache), p->k_cache);
+    cl_arg_blob_ptr(run, a, offsetof(paged_attention_args, v_cache), p->v_cache);
+    cl_arg_blob_ptr(run, a, offsetof(paged_attention_args, block_tables), p->block_tables);
+    cl_arg_blob_ptr(run, a, offsetof(paged_attention_args, context_lens), p->context_lens);
+    cl_arg_blob_ptr(run, a, offsetof(paged_attention_args, out), p->out);
+    return 0;
 }
 
 static double f16(uint16_t h) { return (double)cl_f16_to_f32(h); }
@@ -298,10 +305,10 @@ static int pa_verify(cl_run *run, void *state, int full)
     }
     /* a sample: sequences in turn from a random start, a random kv head of each */
     uint64_t spent = 0;
-    long long start = (long long)cl_sample_index(s->seed, 0, (uint64_t)s->seqs);
+    long long start = (long long)cl_sample_index(cl_check_seed(run), 0, (uint64_t)s->seqs);
     for (long long k = 0; spent < budget; k++) {
         long long q = (start + k) % s->seqs;
-        long long g = (long long)cl_sample_index(s->seed ^ 0xC0AC29B7C97C50DDull, (uint64_t)k, (uint64_t)s->kv_heads);
+        long long g = (long long)cl_sample_index(cl_check_seed(run) ^ 0xC0AC29B7C97C50DDull, (uint64_t)k, (uint64_t)s->kv_heads);
         if (check_group(run, s, q, g))
             return 1;
         spent += (uint64_t)s->ctx[q] * (uint64_t)s->dim * 2u;
@@ -310,4 +317,4 @@ static int pa_verify(cl_run *run, void *state, int full)
 }
 
 const cl_checker cl_checker_paged_attention = {"paged_attention", sizeof(pa_state), pa_setup, pa_generate,
-                                               pa_launch, pa_verify, NULL};
+                                               pa_args, pa_verify, NULL};

@@ -28,7 +28,6 @@ typedef struct softmax_state {
     long long chunk_rows;
 } softmax_state;
 
-typedef void (*softmax_fn)(const float *in, float *out, int rows, int cols, cudalab_stream stream);
 
 static int setup(cl_run *run, const cl_case *c, void *st_)
 {
@@ -96,10 +95,14 @@ static int generate(cl_run *run, void *st_, uint64_t seed)
     return 0;
 }
 
-static void launch(void *st_, const void *entry, void *stream)
+static int args(cl_run *run, void *st_, cl_args *a)
 {
     softmax_state *st = st_;
-    ((softmax_fn)entry)(st->in, st->out, (int)st->rows, (int)st->cols, stream);
+    cl_arg_ptr(run, a, st->in);
+    cl_arg_ptr(run, a, st->out);
+    cl_arg_i32(a, (int)st->rows);
+    cl_arg_i32(a, (int)st->cols);
+    return 0;
 }
 
 /* Compares one row of out (got) with the fp64 reference. */
@@ -137,7 +140,7 @@ static int verify(cl_run *run, void *st_, int full)
 {
     softmax_state *st = st_;
     ml_bands b;
-    ml_pick_rows(&b, st->rows, st->cols, full, st->gen.seed ^ 0x736F66746D6178ull);
+    ml_pick_rows(&b, st->rows, st->cols, full, cl_check_seed(run) ^ 0x736F66746D6178ull);
     for (int k = 0; k < b.n; k++)
         for (long long r0 = b.lo[k]; r0 < b.hi[k]; r0 += st->chunk_rows) {
             const long long r1 = r0 + st->chunk_rows < b.hi[k] ? r0 + st->chunk_rows : b.hi[k];
@@ -153,5 +156,5 @@ static int verify(cl_run *run, void *st_, int full)
     return 0;
 }
 
-const cl_checker cl_checker_softmax = {"softmax", sizeof(softmax_state), setup, generate, launch,
+const cl_checker cl_checker_softmax = {"softmax", sizeof(softmax_state), setup, generate, args,
                                        verify, NULL};

@@ -359,12 +359,16 @@ static int topo_generate(cl_run *run, void *state, uint64_t seed)
     return s->m ? cl_upload(run, s->d_col, s->col, (size_t)s->m * sizeof(int)) : 0;
 }
 
-static void topo_launch(void *state, const void *entry, void *stream)
+static int topo_args(cl_run *run, void *state, cl_args *a)
 {
     topo_state *s = state;
-    void (*fn)(const int *, const int *, int, int, int *, int *, cudalab_stream) =
-        (void (*)(const int *, const int *, int, int, int *, int *, cudalab_stream))entry;
-    fn(s->d_row_ptr, s->d_col, (int)s->n, (int)s->m, s->d_order, s->d_status, stream);
+    cl_arg_ptr(run, a, s->d_row_ptr);
+    cl_arg_ptr(run, a, s->d_col);
+    cl_arg_i32(a, (int)s->n);
+    cl_arg_i32(a, (int)s->m);
+    cl_arg_ptr(run, a, s->d_order);
+    cl_arg_ptr(run, a, s->d_status);
+    return 0;
 }
 
 /* Median CPU Kahn time so far, into the case's shape text. */
@@ -445,7 +449,7 @@ static int topo_verify(cl_run *run, void *state, int full)
         return 0;
     }
     for (long long i = 0; i < TOPO_QUICK_EDGES; i++) {
-        long long k = (long long)cl_sample_index(s->seed ^ 0x510E527FADE682D1ull, (uint64_t)i, (uint64_t)m);
+        long long k = (long long)cl_sample_index(cl_check_seed(run) ^ 0x510E527FADE682D1ull, (uint64_t)i, (uint64_t)m);
         long long lo = 0, hi = n - 1; /* the row holding edge k: last u with row_ptr[u] <= k */
         while (lo < hi) {
             long long mid = (lo + hi + 1) / 2;
@@ -463,4 +467,4 @@ static int topo_verify(cl_run *run, void *state, int full)
 }
 
 const cl_checker cl_checker_topo_sort = {"topo_sort", sizeof(topo_state), topo_setup, topo_generate,
-                                         topo_launch, topo_verify, NULL};
+                                         topo_args, topo_verify, NULL};

@@ -21,7 +21,6 @@ typedef struct transpose_state {
     long long chunk_rows;
 } transpose_state;
 
-typedef void (*transpose_fn)(const float *in, float *out, int rows, int cols, cudalab_stream stream);
 
 static int setup(cl_run *run, const cl_case *c, void *st_)
 {
@@ -52,10 +51,14 @@ static int generate(cl_run *run, void *st_, uint64_t seed)
     return cl_fill(run, st->in, (size_t)st->rows * (size_t)st->cols, CL_F32, &st->gen);
 }
 
-static void launch(void *st_, const void *entry, void *stream)
+static int args(cl_run *run, void *st_, cl_args *a)
 {
     transpose_state *st = st_;
-    ((transpose_fn)entry)(st->in, st->out, (int)st->rows, (int)st->cols, stream);
+    cl_arg_ptr(run, a, st->in);
+    cl_arg_ptr(run, a, st->out);
+    cl_arg_i32(a, (int)st->rows);
+    cl_arg_i32(a, (int)st->cols);
+    return 0;
 }
 
 /* Checks out rows [lo, hi) (each out row j holds column j of in). */
@@ -92,7 +95,7 @@ static int verify(cl_run *run, void *st_, int full)
     transpose_state *st = st_;
     ml_bands b;
     /* bands over out's rows (cols of them, each `rows` long) */
-    ml_pick_rows(&b, st->cols, st->rows, full, st->gen.seed ^ 0x7472616E73706F73ull);
+    ml_pick_rows(&b, st->cols, st->rows, full, cl_check_seed(run) ^ 0x7472616E73706F73ull);
     if (!full) { /* also the first out row: it holds the whole first column of in */
         b.lo[b.n] = 0, b.hi[b.n] = 1, b.n++;
     }
@@ -105,4 +108,4 @@ static int verify(cl_run *run, void *st_, int full)
 }
 
 const cl_checker cl_checker_transpose = {"transpose", sizeof(transpose_state), setup, generate,
-                                         launch, verify, NULL};
+                                         args, verify, NULL};

@@ -1,9 +1,14 @@
-// probe_kernels.cu: the copy kernels whose best bandwidth is the ceiling of every
-// memory-bound lab. Each thread moves 16 bytes per load/store (float4) with four
-// independent loads in flight before the first store, grid-stride over the buffer: the
-// pattern a bandwidth-bound kernel should aim for. Three variants (strided or contiguous
-// per-thread chunks, and streaming cache hints) are measured and the best one counts, so
-// the ceiling is what a good kernel really reaches on this GPU.
+// probe_kernels.cu: the streaming kernels whose best bandwidth is the ceiling of every
+// memory-bound lab: copy (read + write), read-only and write-only. Each is written to be
+// as fast as a kernel can be: 16-byte accesses (float4), several independent accesses in
+// flight per thread before any depends on another, grid-stride over a buffer far larger
+// than L2, grid sized by the caller to fill the GPU. Each kind has a few variants (strided
+// or contiguous per-thread chunks, streaming cache hints); the caller keeps the best, so a
+// ceiling is what a good kernel really reaches on this GPU.
+//
+// The read-only kernels fold every loaded value into a sum, reduce it over the block and
+// write it once per block (dst[blockIdx.x]): the loads cannot be optimised away, and the
+// writes (a few KB) are nothing next to the bytes read.
 #include <cuda_runtime.h>
 
 #include <stddef.h>
@@ -20,23 +25,38 @@ extern "C" int probe_flush_and_wait(const void *buf, size_t bytes, float *sink, 
     return (int)cudaGetLastError();
 }
 
-__global__ void copy_f4_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n4)
+// Loads and stores with or without the streaming (evict-first) hint: nothing is reused.
+template <bool STREAM> __device__ __forceinline__ float4 load4(const float4 *p)
+{
+    return STREAM ? __ldcs(p) : __ldg(p);
+}
+template <bool STREAM> __device__ __forceinline__ void store4(float4 *p, float4 v)
+{
+    if (STREAM)
+        __stcs(p, v);
+    else
+        *p = v;
+}
+
+// ---- copy: four loads in flight, then four stores ----
+template <bool STREAM> __global__ void copy_strided(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n4)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i + 3 * stride < n4; i += 4 * stride) {
-        float4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
-        dst[i] = a;
-        dst[i + stride] = b;
-        dst[i + 2 * stride] = c;
-        dst[i + 3 * stride] = d;
+        float4 a = load4<STREAM>(src + i), b = load4<STREAM>(src + i + stride),
+               c = load4<STREAM>(src + i + 2 * stride), d = load4<STREAM>(src + i + 3 * stride);
+        store4<STREAM>(dst + i, a);
+        store4<STREAM>(dst + i + stride, b);
+        store4<STREAM>(dst + i + 2 * stride, c);
+        store4<STREAM>(dst + i + 3 * stride, d);
     }
     for (; i < n4; i += stride)
-        dst[i] = src[i];
+        store4<STREAM>(dst + i, load4<STREAM>(src + i));
 }
 
 // Each thread copies four consecutive float4 (64 contiguous bytes) per iteration.
-__global__ void copy_f4_contig_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n4)
+__global__ void copy_contig(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n4)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x * 4;
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 4;
@@ -51,40 +71,132 @@ __global__ void copy_f4_contig_kernel(const float4 *__restrict__ src, float4 *__
         dst[i] = src[i];
 }
 
-// The strided pattern with streaming (evict-first) loads and stores: nothing is reused.
-__global__ void copy_f4_stream_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n4)
+// ---- read-only: eight loads in flight per thread, summed; one store per block ----
+__device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+__device__ __forceinline__ void block_sum_store(float acc, float *out)
+{
+    __shared__ float part[32];
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        acc = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.f;
+        for (int o = 16; o > 0; o >>= 1)
+            acc += __shfl_xor_sync(0xffffffffu, acc, o);
+        if (threadIdx.x == 0)
+            out[blockIdx.x] = acc;
+    }
+}
+
+template <bool STREAM> __global__ void read_strided(const float4 *__restrict__ src, float *__restrict__ out, size_t n4)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float acc0 = 0.f, acc1 = 0.f;
+    for (; i + 7 * stride < n4; i += 8 * stride) {
+        float4 v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            v[k] = load4<STREAM>(src + i + k * stride);
+#pragma unroll
+        for (int k = 0; k < 8; k += 2) {
+            acc0 += sum4(v[k]);
+            acc1 += sum4(v[k + 1]);
+        }
+    }
+    for (; i < n4; i += stride)
+        acc0 += sum4(load4<STREAM>(src + i));
+    block_sum_store(acc0 + acc1, out);
+}
+
+// Each thread reads eight consecutive float4 (128 contiguous bytes) per iteration.
+__global__ void read_contig(const float4 *__restrict__ src, float *__restrict__ out, size_t n4)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x * 8;
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8;
+    float acc0 = 0.f, acc1 = 0.f;
+    for (; i + 7 < n4; i += stride) {
+        float4 v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            v[k] = __ldg(src + i + k);
+#pragma unroll
+        for (int k = 0; k < 8; k += 2) {
+            acc0 += sum4(v[k]);
+            acc1 += sum4(v[k + 1]);
+        }
+    }
+    for (; i < n4; i++)
+        acc0 += sum4(__ldg(src + i));
+    block_sum_store(acc0 + acc1, out);
+}
+
+// ---- write-only: four independent stores per iteration of a value the host chose ----
+template <bool STREAM> __global__ void write_strided(float4 *__restrict__ dst, size_t n4, float4 v)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i + 3 * stride < n4; i += 4 * stride) {
-        float4 a = __ldcs(src + i), b = __ldcs(src + i + stride), c = __ldcs(src + i + 2 * stride),
-               d = __ldcs(src + i + 3 * stride);
-        __stcs(dst + i, a);
-        __stcs(dst + i + stride, b);
-        __stcs(dst + i + 2 * stride, c);
-        __stcs(dst + i + 3 * stride, d);
+        store4<STREAM>(dst + i, v);
+        store4<STREAM>(dst + i + stride, v);
+        store4<STREAM>(dst + i + 2 * stride, v);
+        store4<STREAM>(dst + i + 3 * stride, v);
     }
     for (; i < n4; i += stride)
-        __stcs(dst + i, __ldcs(src + i));
+        store4<STREAM>(dst + i, v);
 }
 
-extern "C" int probe_copy_variants(void) { return 3; }
-
-extern "C" const char *probe_copy_name(int variant)
+__global__ void write_contig(float4 *__restrict__ dst, size_t n4, float4 v)
 {
-    static const char *names[] = {"float4 strided x4", "float4 contiguous x4", "float4 strided x4, streaming"};
-    return variant >= 0 && variant < 3 ? names[variant] : "?";
+    size_t stride = (size_t)gridDim.x * blockDim.x * 4;
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    for (; i + 3 < n4; i += stride) {
+        dst[i] = v;
+        dst[i + 1] = v;
+        dst[i + 2] = v;
+        dst[i + 3] = v;
+    }
+    for (; i < n4; i++)
+        dst[i] = v;
 }
 
-extern "C" int probe_launch_copy(int variant, const void *src, void *dst, size_t bytes, int blocks, int threads,
-                                 cudaStream_t stream)
+// kind: 0 copy, 1 read-only, 2 write-only (probe_main.c's enum)
+static const char *const variant_names[3][3] = {
+    {"float4 strided x4", "float4 contiguous x4", "float4 strided x4, streaming"},
+    {"float4 strided x8", "float4 contiguous x8", "float4 strided x8, streaming"},
+    {"float4 strided x4", "float4 contiguous x4", "float4 strided x4, streaming"},
+};
+
+extern "C" int probe_variants(int kind) { return kind >= 0 && kind < 3 ? 3 : 0; }
+
+extern "C" const char *probe_variant_name(int kind, int variant)
+{
+    return kind >= 0 && kind < 3 && variant >= 0 && variant < 3 ? variant_names[kind][variant] : "?";
+}
+
+// src: read by copy and read-only; dst: written by copy and write-only, and the per-block
+// sums of read-only (at least `blocks` floats).
+extern "C" int probe_launch(int kind, int variant, const void *src, void *dst, size_t bytes, int blocks,
+                            int threads, cudaStream_t stream)
 {
     const float4 *s = (const float4 *)src;
     float4 *d = (float4 *)dst;
-    switch (variant) {
-    case 1: copy_f4_contig_kernel<<<blocks, threads, 0, stream>>>(s, d, bytes / 16); break;
-    case 2: copy_f4_stream_kernel<<<blocks, threads, 0, stream>>>(s, d, bytes / 16); break;
-    default: copy_f4_kernel<<<blocks, threads, 0, stream>>>(s, d, bytes / 16); break;
+    size_t n4 = bytes / 16;
+    const float4 v = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+    switch (kind * 3 + variant) {
+    case 0: copy_strided<false><<<blocks, threads, 0, stream>>>(s, d, n4); break;
+    case 1: copy_contig<<<blocks, threads, 0, stream>>>(s, d, n4); break;
+    case 2: copy_strided<true><<<blocks, threads, 0, stream>>>(s, d, n4); break;
+    case 3: read_strided<false><<<blocks, threads, 0, stream>>>(s, (float *)dst, n4); break;
+    case 4: read_contig<<<blocks, threads, 0, stream>>>(s, (float *)dst, n4); break;
+    case 5: read_strided<true><<<blocks, threads, 0, stream>>>(s, (float *)dst, n4); break;
+    case 6: write_strided<false><<<blocks, threads, 0, stream>>>(d, n4, v); break;
+    case 7: write_contig<<<blocks, threads, 0, stream>>>(d, n4, v); break;
+    case 8: write_strided<true><<<blocks, threads, 0, stream>>>(d, n4, v); break;
+    default: return (int)cudaErrorInvalidValue;
     }
     return (int)cudaGetLastError();
 }

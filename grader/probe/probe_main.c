@@ -1,8 +1,9 @@
 /* probe_main.c: cudalab-probe, which measures what "fast" means on this GPU.
  *
  *   cudalab-probe --identify           name, UUID, driver, compute capability (JSON)
- *   cudalab-probe --ceilings           + copy bandwidth (vectorised kernel, bytes read +
- *                                        written) and the fp16 Tensor Core rate of cuBLAS
+ *   cudalab-probe --ceilings           + the three bandwidth ceilings (copy: bytes read +
+ *                                        written; read-only; write-only) and the fp16
+ *                                        Tensor Core rate of cuBLAS
  *   cudalab-probe --cublas M,N,K ...   cuBLAS fp16 GEMM TFLOP/s at each shape (row-major)
  *
  * It runs in its own process, before any solution is loaded: the GEMM lab compares a
@@ -15,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int probe_copy_variants(void);
-const char *probe_copy_name(int variant);
-int probe_launch_copy(int variant, const void *src, void *dst, size_t bytes, int blocks, int threads,
-                      cudaStream_t stream);
+/* the kinds of streaming kernel (probe_kernels.cu) */
+enum { PROBE_COPY, PROBE_READ, PROBE_WRITE };
+int probe_variants(int kind);
+const char *probe_variant_name(int kind, int variant);
+int probe_launch(int kind, int variant, const void *src, void *dst, size_t bytes, int blocks, int threads,
+                 cudaStream_t stream);
 int probe_fill_half(void *p, size_t n, unsigned seed, cudaStream_t stream);
 int probe_flush_and_wait(const void *buf, size_t bytes, float *sink, cudaStream_t stream);
 
@@ -75,10 +78,38 @@ static json_t *identify(struct cudaDeviceProp *p)
                      "driver_version", drv, "runtime_version", rt, "dram_peak_gbps", peak_bw);
 }
 
-/* Copy bandwidth: the best median over three vectorised copy kernels, a few launch shapes
- * each, and cudaMemcpy device-to-device; bytes read + written. */
-static int measure_copy(struct cudaDeviceProp *p, json_t *out)
+/* Median time in ms of RUNS calls of one launch (kind, variant, or -1: the driver's
+ * cudaMemcpy for copy, cudaMemset for write), each after an L2 flush. */
+static int time_stream(int kind, int variant, void *a, void *b, size_t bytes, int blocks, int threads,
+                       cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, float *median_ms)
 {
+    float t[RUNS];
+    for (int r = -3; r < RUNS; r++) {
+        PRE_START(s);
+        CUDA_TRY(cudaEventRecord(e0, s));
+        if (variant < 0 && kind == PROBE_COPY)
+            CUDA_TRY(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
+        else if (variant < 0)
+            CUDA_TRY(cudaMemsetAsync(b, 0, bytes, s));
+        else if (probe_launch(kind, variant, a, b, bytes, blocks, threads, s))
+            return snprintf(g_err, sizeof g_err, "%s kernel launch failed", probe_variant_name(kind, variant)), -1;
+        CUDA_TRY(cudaEventRecord(e1, s));
+        CUDA_TRY(cudaEventSynchronize(e1));
+        if (r >= 0)
+            CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    qsort(t, RUNS, sizeof t[0], cmp_float);
+    *median_ms = t[RUNS / 2];
+    return 0;
+}
+
+/* The three bandwidth ceilings over a buffer far larger than L2: for each kind the best
+ * median over its kernel variants and a few launch shapes (blocks per SM x threads), and
+ * for copy and write also the driver's own cudaMemcpy / cudaMemset. Copy counts bytes
+ * read + written, read-only the bytes read, write-only the bytes written. */
+static int measure_bandwidth(struct cudaDeviceProp *p, json_t *out)
+{
+    static const char *const key[] = {"copy", "read", "write"};
     size_t fr = 0, tot = 0;
     CUDA_TRY(cudaMemGetInfo(&fr, &tot));
     size_t bytes = (size_t)1 << 30;
@@ -94,51 +125,44 @@ static int measure_copy(struct cudaDeviceProp *p, json_t *out)
     CUDA_TRY(cudaEventCreate(&e0));
     CUDA_TRY(cudaEventCreate(&e1));
     int shapes[][2] = {{2, 256}, {4, 256}, {8, 256}, {16, 256}, {4, 512}, {2, 1024}};
-    double best = 0;
-    int best_blocks = 0, best_threads = 0, best_variant = 0;
-    float t[RUNS];
-    for (int v = 0; v < probe_copy_variants(); v++)
-        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
-            int blocks = p->multiProcessorCount * shapes[k][0], threads = shapes[k][1];
-            for (int r = -3; r < RUNS; r++) {
-                PRE_START(s);
-                CUDA_TRY(cudaEventRecord(e0, s));
-                if (probe_launch_copy(v, a, b, bytes, blocks, threads, s))
-                    return snprintf(g_err, sizeof g_err, "copy kernel launch failed"), -1;
-                CUDA_TRY(cudaEventRecord(e1, s));
-                CUDA_TRY(cudaEventSynchronize(e1));
-                if (r >= 0)
-                    CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+    for (int kind = PROBE_COPY; kind <= PROBE_WRITE; kind++) {
+        double moved = kind == PROBE_COPY ? 2.0 * (double)bytes : (double)bytes;
+        double best = 0;
+        int best_blocks = 0, best_threads = 0, best_variant = 0;
+        float ms;
+        for (int v = 0; v < probe_variants(kind); v++)
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                int blocks = p->multiProcessorCount * shapes[k][0], threads = shapes[k][1];
+                if (time_stream(kind, v, a, b, bytes, blocks, threads, s, e0, e1, &ms))
+                    return -1;
+                double gbps = moved / (ms * 1e-3) / 1e9;
+                if (gbps > best) {
+                    best = gbps;
+                    best_blocks = blocks;
+                    best_threads = threads;
+                    best_variant = v;
+                }
             }
-            qsort(t, RUNS, sizeof t[0], cmp_float);
-            double gbps = 2.0 * (double)bytes / (t[RUNS / 2] * 1e-3) / 1e9;
-            if (gbps > best) {
-                best = gbps;
-                best_blocks = blocks;
-                best_threads = threads;
-                best_variant = v;
-            }
+        char name[64];
+        snprintf(name, sizeof name, "%s_launch", key[kind]);
+        json_object_set_new(out, name, json_pack("{s:s, s:i, s:i}", "kernel", probe_variant_name(kind, best_variant),
+                                                 "blocks", best_blocks, "threads", best_threads));
+        double ceiling = best;
+        if (kind != PROBE_READ) {
+            /* the driver's own copy or memset, for comparison: the ceiling is the better */
+            if (time_stream(kind, -1, a, b, bytes, 0, 0, s, e0, e1, &ms))
+                return -1;
+            double drv = moved / (ms * 1e-3) / 1e9;
+            json_object_set_new(out, kind == PROBE_COPY ? "memcpy_gbps" : "memset_gbps", json_real(drv));
+            snprintf(name, sizeof name, "%s_kernel_gbps", key[kind]);
+            json_object_set_new(out, name, json_real(best));
+            if (drv > ceiling)
+                ceiling = drv;
         }
-    /* cudaMemcpy device-to-device, for comparison */
-    for (int r = -3; r < RUNS; r++) {
-        PRE_START(s);
-        CUDA_TRY(cudaEventRecord(e0, s));
-        CUDA_TRY(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
-        CUDA_TRY(cudaEventRecord(e1, s));
-        CUDA_TRY(cudaEventSynchronize(e1));
-        if (r >= 0)
-            CUDA_TRY(cudaEventElapsedTime(&t[r], e0, e1));
+        snprintf(name, sizeof name, "%s_gbps", key[kind]);
+        json_object_set_new(out, name, json_real(ceiling));
     }
-    qsort(t, RUNS, sizeof t[0], cmp_float);
-    double memcpy_gbps = 2.0 * (double)bytes / (t[RUNS / 2] * 1e-3) / 1e9;
-    /* The ceiling is the best copy this GPU does: the best kernel, or cudaMemcpy's own
-     * device-to-device copy when the driver's is faster. */
-    json_object_set_new(out, "copy_gbps", json_real(memcpy_gbps > best ? memcpy_gbps : best));
-    json_object_set_new(out, "copy_kernel_gbps", json_real(best));
     json_object_set_new(out, "copy_bytes", json_integer((json_int_t)bytes));
-    json_object_set_new(out, "copy_launch", json_pack("{s:s, s:i, s:i}", "kernel", probe_copy_name(best_variant),
-                                                      "blocks", best_blocks, "threads", best_threads));
-    json_object_set_new(out, "memcpy_gbps", json_real(memcpy_gbps));
     cudaFree(a);
     cudaFree(b);
     cudaStreamDestroy(s);
@@ -237,8 +261,8 @@ int main(int argc, char **argv)
         return json_decref(o), snprintf(g_err, sizeof g_err, "cannot allocate the L2 flush buffer"),
                fail_json("setup");
     if (!strcmp(argv[1], "--ceilings")) {
-        if (measure_copy(&p, o))
-            return json_decref(o), fail_json("copy bandwidth");
+        if (measure_bandwidth(&p, o))
+            return json_decref(o), fail_json("bandwidth");
         int n = 8192;
         double tf = 0, ms = 0;
         while (measure_cublas(n, n, n, &tf, &ms) && n > 1024)

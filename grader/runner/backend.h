@@ -1,7 +1,9 @@
 /* backend.h: the device operations the engine needs, with two implementations:
- *   backend_cuda.cu  the real one (cudalab-run): CUDA runtime, kernels for fills
- *   backend_host.c   plain memory (cudalab-run-host): lets the CPU test suite drive the
- *                    whole engine with plain-C solutions.
+ *   backend_cuda.cu  the real one (cudalab-run, the judge): CUDA runtime and driver, kernels
+ *                    for fills, hashes, stamps and sentinels, VMM memory shared by descriptor
+ *   backend_host.c   plain memory (cudalab-run-host): memfds shared with the solution's
+ *                    process, so the CPU test suite drives the whole protocol with plain-C
+ *                    solutions.
  * Every function returns 0 or -1 with be_error() describing the failure. */
 #ifndef CUDALAB_BACKEND_H
 #define CUDALAB_BACKEND_H
@@ -23,18 +25,11 @@ typedef struct be_device {
     int is_host; /* the host backend */
 } be_device;
 
-typedef void (*be_launch_fn)(void *state, const void *entry, void *stream);
-
-typedef struct be_timing {
-    double event_ms; /* stream events around the call */
-    double wall_ms;  /* start event to an event after device-wide idle */
-    double tail_ms;  /* device still busy after the stream's stop event (host clock) */
-} be_timing;
+/* The solution host that goes with this backend (cudalab-exec or cudalab-exec-host). */
+extern const char be_exec_name[];
 
 int be_init(be_device *dev);
 const char *be_error(void);
-/* The stream handed to solutions (a cudaStream_t, NULL on the host). */
-void *be_stream(void);
 
 int be_malloc(void **p, size_t bytes);
 void be_free(void *p);
@@ -49,14 +44,41 @@ int be_sync(void);
 /* 1 after an error that leaves the device unusable (the runner must stop). */
 int be_fatal(void);
 int be_mem_info(size_t *free_bytes, size_t *total_bytes);
-/* Calls fn once, timed. Before the start event the L2 cache is evicted (by reading a
- * buffer twice its size) and the GPU is kept busy for a while, so the launch latency of
- * the host is not in the measurement. event_ms: events on the stream around the call;
- * wall_ms: from the start event to an event recorded once the whole device is idle
- * (covers work on other streams); tail_ms: host time the device stayed busy after the
- * stream's stop event. */
-int be_timed_call(be_launch_fn fn, void *state, const void *entry, be_timing *t);
-/* An untimed call followed by a sync. */
-int be_call(be_launch_fn fn, void *state, const void *entry);
+/* ---- memory shared with the solution's process ---- */
+
+/* Device memory the exec can map: *p is the judge's address, *fd a descriptor to send
+ * (LM_MAP; the caller closes it), *map_bytes the size to map (bytes rounded up to the
+ * sharing granularity). Free with be_share_free. */
+int be_share_alloc(void **p, size_t bytes, size_t *map_bytes, int *fd);
+void be_share_free(void *p, size_t map_bytes);
+/* Device-to-device copy on the judge's stream (the snapshot of outputs). */
+int be_copy(void *dst, const void *src, size_t bytes);
+/* A keyed hash of bytes at p (a grader kernel on the GPU): inputs are compared with it
+ * after every call. The key is secret, drawn per case. */
+int be_hash(const void *p, size_t bytes, uint64_t key, uint64_t *h);
+/* fp64 sum and sum of |x| of count generated elements, straight from the generator: a
+ * reference no solution can have touched. */
+int be_gen_sum(size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum);
+/* L2 flush before a timed call (a grader kernel on the judge's stream). */
+int be_flush_l2(void);
+
+/* ---- the trusted bracket around a call (GPU; the host backend has none) ---- */
+
+/* Allocates and exports the go and done words. 0 (fds set), 1 (none: host backend), -1. */
+int be_words_export(int *go_fd, int *done_fd, size_t *bytes);
+/* Starts the sentinel that sees any other context take the GPU while the judge prepares. */
+int be_sentinel_start(void);
+/* Stamps t0, ends that sentinel, and sets go = k on the judge's stream. */
+int be_go(uint64_t k);
+/* The judge's stream waits for done >= k, stamps t1 and starts the snapshot sentinel. */
+int be_wait_done(uint64_t k);
+/* Ends the snapshot sentinel (after the snapshot copies). */
+int be_sentinel_end(void);
+/* Waits for the judge's stream while alive(ctx) is 1 (NULL: no check) and at most
+ * timeout_s (<= 0: no limit); then t1 - t0 and the largest sentinel gap. */
+int be_settle(double timeout_s, int (*alive)(void *), void *ctx, double *bracket_ms, double *gap_us,
+              int *timed_out);
+/* Writes done = k from a side stream, so a judge stream waiting on a failed exec drains. */
+void be_unblock(uint64_t k);
 
 #endif

@@ -1,11 +1,17 @@
-// backend_cuda.cu: the engine's device operations on a real GPU (CUDA runtime).
+// backend_cuda.cu: the judge's device operations on a real GPU (CUDA runtime and driver).
 //
-// Inputs are generated on the device with the counter-based generators of gen.h (the
-// CPU recomputes any element bit for bit), the L2 cache is evicted by writing a buffer of
-// twice its size, and a timed call is bracketed by events on the solution's stream *and*
-// by device-wide synchronisation on the host clock, so work a solution hides on a stream
-// of its own is still timed and reported.
+// Inputs are generated on the device with the counter-based generators of gen.h (the CPU
+// recomputes any element bit for bit); buffers the solution's process sees are CUDA VMM
+// allocations exported as POSIX descriptors; the L2 cache is evicted by reading a buffer
+// of twice its size. Around each call the judge stamps %globaltimer on its own stream
+// before it writes the go word and after the exec's done word arrives (stream memory
+// operations), and two one-thread sentinels watch the timer for gaps: time-slicing stops
+// the whole judge context, so a gap means another context (the solution's, or anyone's)
+// had the GPU while the judge prepared the inputs or copied the outputs.
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,17 +24,30 @@ extern "C" {
 #include "backend.h"
 }
 
-// How long the GPU is kept busy before a start event: far longer than any solution's host
-// code takes to enqueue its kernels, a negligible cost per timed run.
-#define PRE_START_WAIT_NS 150000ull
+#define SENTINEL_MAX_NS 60000000000ull // a sentinel ends by itself after a minute
 
+extern "C" const char be_exec_name[] = "cudalab-exec";
 static char g_err[1024];
 static cudaStream_t g_stream;
-static cudaEvent_t g_ev_start, g_ev_stop, g_ev_end;
 static void *g_flush_buf;
 static size_t g_flush_bytes;
 static float *g_sink;
 static int g_fatal;
+// the bracket: the judge's own streams and words
+static cudaStream_t g_sent_stream, g_aux_stream;
+static cudaEvent_t g_ev_t1;
+static CUdeviceptr g_go, g_done;
+static unsigned long long *g_stamps;     // [0] t0, [1] t1 (device)
+static unsigned int *g_stop;             // [0] ends S0, [1] ends S1 (device)
+static unsigned long long *g_gaps;       // [0] S0's, [1] S1's largest gap (device)
+// scratch of the trusted checks, allocated at start: no allocation may happen while a
+// sentinel spins (an allocation orders later work behind it)
+#define SUM_BLOCKS 1024
+static unsigned long long *g_hash_acc;
+static double2 *g_partial;
+
+
+static cudaError_t warm_up(void);
 
 static int fail(const char *fmt, ...)
 {
@@ -83,7 +102,6 @@ static double now_ms(void)
 }
 
 extern "C" const char *be_error(void) { return g_err; }
-extern "C" void *be_stream(void) { return (void *)g_stream; }
 extern "C" int be_fatal(void) { return g_fatal; }
 
 extern "C" int be_init(be_device *dev)
@@ -116,15 +134,45 @@ extern "C" int be_init(be_device *dev)
     cudaDriverGetVersion(&dev->driver_version);
     cudaRuntimeGetVersion(&dev->runtime_version);
     CUDA_TRY(cudaStreamCreate(&g_stream), "cudaStreamCreate");
-    CUDA_TRY(cudaEventCreate(&g_ev_start), "cudaEventCreate");
-    CUDA_TRY(cudaEventCreate(&g_ev_stop), "cudaEventCreate");
-    CUDA_TRY(cudaEventCreate(&g_ev_end), "cudaEventCreate");
     g_flush_bytes = (size_t)(p.l2CacheSize > 0 ? p.l2CacheSize : (4 << 20)) * 2;
     CUDA_TRY(cudaMalloc(&g_flush_buf, g_flush_bytes), "cudaMalloc (L2 flush buffer)");
     CUDA_TRY(cudaMemset(g_flush_buf, 0, g_flush_bytes), "cudaMemset (L2 flush buffer)");
     CUDA_TRY(cudaMalloc((void **)&g_sink, sizeof(float)), "cudaMalloc");
+    CUDA_TRY(cudaStreamCreateWithFlags(&g_sent_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    CUDA_TRY(cudaStreamCreateWithFlags(&g_aux_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    CUDA_TRY(cudaEventCreateWithFlags(&g_ev_t1, cudaEventDisableTiming), "cudaEventCreate");
+    CUDA_TRY(cudaMalloc((void **)&g_stamps, 2 * sizeof *g_stamps), "cudaMalloc");
+    CUDA_TRY(cudaMalloc((void **)&g_stop, 2 * sizeof *g_stop), "cudaMalloc");
+    CUDA_TRY(cudaMalloc((void **)&g_gaps, 2 * sizeof *g_gaps), "cudaMalloc");
+    CUDA_TRY(cudaMemset(g_gaps, 0, 2 * sizeof *g_gaps), "cudaMemset");
+    CUDA_TRY(cudaMalloc((void **)&g_hash_acc, sizeof *g_hash_acc), "cudaMalloc");
+    CUDA_TRY(cudaMalloc((void **)&g_partial, sizeof(double2) * SUM_BLOCKS), "cudaMalloc");
+    CUDA_TRY(warm_up(), "warming up the grader's kernels");
     CUDA_TRY(cudaMemGetInfo(&dev->mem_free, &dev->mem_total), "cudaMemGetInfo");
     return 0;
+}
+
+// ---- kernels of the bracket and the checks (defined below) ----
+__global__ void sentinel_kernel(volatile unsigned int *stop, unsigned long long *gap_out);
+__global__ void stamp_kernel(unsigned long long *stamp, unsigned int *stop);
+__global__ void stop_kernel(unsigned int *stop);
+__global__ void hash_kernel(const unsigned long long *p, size_t n8, unsigned long long key, unsigned long long *out);
+
+// Every grader kernel launched once at start: a first launch may set resources up with a
+// device-wide wait, which would never end while a sentinel spins.
+static cudaError_t warm_up(void)
+{
+    stop_kernel<<<1, 1, 0, g_stream>>>(g_stop);
+    stop_kernel<<<1, 1, 0, g_stream>>>(g_stop + 1);
+    sentinel_kernel<<<1, 1, 0, g_sent_stream>>>(g_stop, g_gaps);
+    cudaStreamSynchronize(g_stream);
+    stamp_kernel<<<1, 1, 0, g_stream>>>(g_stamps, NULL);
+    hash_kernel<<<1, 32, 0, g_stream>>>((const unsigned long long *)g_flush_buf, 4, 0, g_hash_acc);
+    cl_flush_and_wait<<<1, 32, 0, g_stream>>>((const float4 *)g_flush_buf, 4, 0, g_sink);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    return e;
 }
 
 extern "C" int be_malloc(void **p, size_t bytes)
@@ -209,45 +257,6 @@ extern "C" int be_mem_info(size_t *free_bytes, size_t *total_bytes)
 }
 
 
-extern "C" int be_call(be_launch_fn fn, void *state, const void *entry)
-{
-    fn(state, entry, (void *)g_stream);
-    return be_sync();
-}
-
-extern "C" int be_timed_call(be_launch_fn fn, void *state, const void *entry, be_timing *t)
-{
-    if (be_sync())
-        return -1;
-    int sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    cl_flush_and_wait<<<sms * 4, 256, 0, g_stream>>>((const float4 *)g_flush_buf, g_flush_bytes / 16,
-                                                    PRE_START_WAIT_NS, g_sink);
-    CUDA_TRY(cudaGetLastError(), "L2 flush kernel");
-    CUDA_TRY(cudaEventRecord(g_ev_start, g_stream), "cudaEventRecord");
-    fn(state, entry, (void *)g_stream);
-    CUDA_TRY(cudaEventRecord(g_ev_stop, g_stream), "cudaEventRecord");
-    cudaError_t e = cudaEventSynchronize(g_ev_stop);
-    double t1 = now_ms();
-    if (e != cudaSuccess) {
-        check_fatal(e);
-        return cuda_fail(e, "CUDA error");
-    }
-    if (be_sync())
-        return -1;
-    double t2 = now_ms();
-    // on an idle device this event fires at once: its time is when all work was done
-    CUDA_TRY(cudaEventRecord(g_ev_end, g_stream), "cudaEventRecord");
-    CUDA_TRY(cudaEventSynchronize(g_ev_end), "cudaEventSynchronize");
-    float ms = 0, wall = 0;
-    CUDA_TRY(cudaEventElapsedTime(&ms, g_ev_start, g_ev_stop), "cudaEventElapsedTime");
-    CUDA_TRY(cudaEventElapsedTime(&wall, g_ev_start, g_ev_end), "cudaEventElapsedTime");
-    t->event_ms = ms;
-    t->wall_ms = wall;
-    t->tail_ms = t2 - t1;
-    return 0;
-}
-
 // fp64 sum and sum of magnitudes: one partial pair per block, finished on the host.
 template <typename T> __device__ __forceinline__ double as_double(const T *p, size_t i) { return (double)p[i]; }
 template <> __device__ __forceinline__ double as_double<uint16_t>(const uint16_t *p, size_t i) { return (double)cl_f16_to_f32(p[i]); }
@@ -281,11 +290,9 @@ template <typename T> __global__ void sum_kernel(const T *src, size_t count, dou
 
 extern "C" int be_sum(const void *src, size_t count, cl_dtype t, double *sum, double *abs_sum)
 {
-    enum { BLOCKS = 1024 };
-    static double2 *d_partial;
+    enum { BLOCKS = SUM_BLOCKS };
+    double2 *d_partial = g_partial;
     static double2 h_partial[BLOCKS];
-    if (!d_partial)
-        CUDA_TRY(cudaMalloc(&d_partial, sizeof(double2) * BLOCKS), "cudaMalloc");
     CUDA_TRY(cudaMemsetAsync(d_partial, 0, sizeof(double2) * BLOCKS, g_stream), "cudaMemset");
     switch (t) {
     case CL_F32: sum_kernel<float><<<BLOCKS, 256, 0, g_stream>>>((const float *)src, count, d_partial); break;
@@ -305,4 +312,329 @@ extern "C" int be_sum(const void *src, size_t count, cl_dtype t, double *sum, do
     *sum = s;
     *abs_sum = a;
     return 0;
+}
+
+// ---- memory shared with the solution's process (VMM, exported as descriptors) ----
+
+static const char *cu_name(CUresult r)
+{
+    const char *n = NULL;
+    cuGetErrorName(r, &n);
+    return n ? n : "?";
+}
+
+#define CU_TRY(call, what)                                             \
+    do {                                                               \
+        CUresult r_ = (call);                                          \
+        if (r_ != CUDA_SUCCESS)                                        \
+            return fail("%s: %s", what, cu_name(r_));                  \
+    } while (0)
+
+static CUmemAllocationProp share_prop(void)
+{
+    CUmemAllocationProp p;
+    memset(&p, 0, sizeof p);
+    p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p.location.id = 0;
+    p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    return p;
+}
+
+extern "C" int be_share_alloc(void **p, size_t bytes, size_t *map_bytes, int *fd)
+{
+    CUmemAllocationProp prop = share_prop();
+    size_t gran = 0;
+    CU_TRY(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), "VMM granularity");
+    size_t n = (bytes + gran - 1) / gran * gran;
+    if (!n)
+        n = gran;
+    CUmemGenericAllocationHandle h;
+    CUresult r = cuMemCreate(&h, n, &prop, 0);
+    if (r != CUDA_SUCCESS)
+        return fail("cuMemCreate (%zu bytes): %s", n, cu_name(r));
+    CUdeviceptr ptr;
+    r = cuMemAddressReserve(&ptr, n, 0, 0, 0);
+    if (r == CUDA_SUCCESS) {
+        r = cuMemMap(ptr, n, 0, h, 0);
+        if (r != CUDA_SUCCESS)
+            cuMemAddressFree(ptr, n);
+    }
+    if (r != CUDA_SUCCESS) {
+        cuMemRelease(h);
+        return fail("mapping shared memory (%zu bytes): %s", n, cu_name(r));
+    }
+    CUmemAccessDesc a;
+    memset(&a, 0, sizeof a);
+    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a.location.id = 0;
+    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    int f = -1;
+    r = cuMemSetAccess(ptr, n, &a, 1);
+    if (r == CUDA_SUCCESS)
+        r = cuMemExportToShareableHandle(&f, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    cuMemRelease(h); // the mapping keeps it
+    if (r != CUDA_SUCCESS) {
+        cuMemUnmap(ptr, n);
+        cuMemAddressFree(ptr, n);
+        return fail("sharing memory with the solution's process: %s", cu_name(r));
+    }
+    *p = (void *)ptr;
+    *map_bytes = n;
+    *fd = f;
+    return 0;
+}
+
+extern "C" void be_share_free(void *p, size_t map_bytes)
+{
+    if (!p)
+        return;
+    cudaStreamSynchronize(g_stream);
+    cuMemUnmap((CUdeviceptr)p, map_bytes);
+    cuMemAddressFree((CUdeviceptr)p, map_bytes);
+}
+
+extern "C" int be_copy(void *dst, const void *src, size_t bytes)
+{
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_stream), "snapshot copy");
+    return 0;
+}
+
+// ---- trusted checks: keyed input hash, sums straight from the generator ----
+
+__device__ __forceinline__ unsigned long long mix64_dev(unsigned long long z)
+{
+    return cl_mix64(z);
+}
+
+__global__ void hash_kernel(const unsigned long long *p, size_t n8, unsigned long long key, unsigned long long *out)
+{
+    unsigned long long acc = 0;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n8; i += stride)
+        acc += mix64_dev(p[i] ^ key ^ ((unsigned long long)i * 8ull * 0x9E3779B97F4A7C15ull));
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_down_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0)
+        atomicAdd(out, acc);
+}
+
+extern "C" int be_hash(const void *p, size_t bytes, uint64_t key, uint64_t *h)
+{
+    unsigned long long *d_acc = g_hash_acc;
+    size_t n8 = bytes / 8;
+    CUDA_TRY(cudaMemsetAsync(d_acc, 0, sizeof *d_acc, g_stream), "cudaMemset");
+    if (n8) {
+        int sms = 0;
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+        size_t want = (n8 + 255) / 256;
+        unsigned blocks = (unsigned)(want < (size_t)sms * 8 ? want : (size_t)sms * 8);
+        hash_kernel<<<blocks, 256, 0, g_stream>>>((const unsigned long long *)p, n8, key, d_acc);
+        CUDA_TRY(cudaGetLastError(), "hash kernel");
+    }
+    unsigned long long acc = 0, tail = 0;
+    CUDA_TRY(cudaMemcpyAsync(&acc, d_acc, sizeof acc, cudaMemcpyDeviceToHost, g_stream), "copy");
+    if (bytes % 8)
+        CUDA_TRY(cudaMemcpyAsync(&tail, (const char *)p + n8 * 8, bytes % 8, cudaMemcpyDeviceToHost, g_stream), "copy");
+    CUDA_TRY(cudaStreamSynchronize(g_stream), "hash");
+    if (bytes % 8)
+        acc += cl_mix64(tail ^ key ^ ((unsigned long long)n8 * 8ull * 0x9E3779B97F4A7C15ull));
+    *h = acc ^ bytes;
+    return 0;
+}
+
+template <typename T> __device__ __forceinline__ double gen_as_double(const cl_gen &g, uint64_t i);
+template <> __device__ __forceinline__ double gen_as_double<float>(const cl_gen &g, uint64_t i) { return (double)cl_gen_f32(&g, i); }
+template <> __device__ __forceinline__ double gen_as_double<double>(const cl_gen &g, uint64_t i) { return cl_gen_value(&g, i); }
+template <> __device__ __forceinline__ double gen_as_double<uint16_t>(const cl_gen &g, uint64_t i) { return (double)cl_f16_to_f32(cl_gen_f16(&g, i)); }
+template <> __device__ __forceinline__ double gen_as_double<int>(const cl_gen &g, uint64_t i) { return (double)(int)cl_gen_value(&g, i); }
+
+template <typename T> __global__ void gen_sum_kernel(size_t count, cl_gen g, double2 *partial)
+{
+    double s = 0, a = 0;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        double v = gen_as_double<T>(g, i);
+        s += v;
+        a += fabs(v);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        s += __shfl_down_sync(0xffffffffu, s, o);
+        a += __shfl_down_sync(0xffffffffu, a, o);
+    }
+    __shared__ double2 warp_part[32];
+    if ((threadIdx.x & 31) == 0)
+        warp_part[threadIdx.x >> 5] = make_double2(s, a);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double2 t = make_double2(0, 0);
+        for (int w = 0; w < (int)(blockDim.x >> 5); w++) {
+            t.x += warp_part[w].x;
+            t.y += warp_part[w].y;
+        }
+        partial[blockIdx.x] = t;
+    }
+}
+
+extern "C" int be_gen_sum(size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum)
+{
+    enum { BLOCKS = SUM_BLOCKS };
+    double2 *d_partial = g_partial;
+    static double2 h_partial[BLOCKS];
+    switch (t) {
+    case CL_F32: gen_sum_kernel<float><<<BLOCKS, 256, 0, g_stream>>>(count, *g, d_partial); break;
+    case CL_F64: gen_sum_kernel<double><<<BLOCKS, 256, 0, g_stream>>>(count, *g, d_partial); break;
+    case CL_F16: gen_sum_kernel<uint16_t><<<BLOCKS, 256, 0, g_stream>>>(count, *g, d_partial); break;
+    case CL_I32: gen_sum_kernel<int><<<BLOCKS, 256, 0, g_stream>>>(count, *g, d_partial); break;
+    default: return fail("sum: unknown dtype %d", (int)t);
+    }
+    CUDA_TRY(cudaGetLastError(), "generator sum kernel");
+    CUDA_TRY(cudaMemcpyAsync(h_partial, d_partial, sizeof h_partial, cudaMemcpyDeviceToHost, g_stream), "copy");
+    CUDA_TRY(cudaStreamSynchronize(g_stream), "generator sum kernel");
+    double s = 0, a = 0;
+    for (int i = 0; i < BLOCKS; i++) {
+        s += h_partial[i].x;
+        a += h_partial[i].y;
+    }
+    *sum = s;
+    *abs_sum = a;
+    return 0;
+}
+
+extern "C" int be_flush_l2(void)
+{
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cl_flush_and_wait<<<sms * 4, 256, 0, g_stream>>>((const float4 *)g_flush_buf, g_flush_bytes / 16, 0, g_sink);
+    CUDA_TRY(cudaGetLastError(), "L2 flush kernel");
+    return 0;
+}
+
+// ---- the bracket ----
+
+extern "C" int be_words_export(int *go_fd, int *done_fd, size_t *bytes)
+{
+    if (getenv("CUDALAB_UNGATED")) { // the host-clock protocol (a fallback, weaker bound)
+        *go_fd = *done_fd = -1;
+        *bytes = 0;
+        return 1;
+    }
+    void *go, *done;
+    size_t n1, n2;
+    if (be_share_alloc(&go, 64, &n1, go_fd))
+        return -1;
+    if (be_share_alloc(&done, 64, &n2, done_fd))
+        return -1;
+    CUDA_TRY(cudaMemset(go, 0, n1), "cudaMemset");
+    CUDA_TRY(cudaMemset(done, 0, n2), "cudaMemset");
+    g_go = (CUdeviceptr)go;
+    g_done = (CUdeviceptr)done;
+    *bytes = n1;
+    return 0;
+}
+
+// One thread reads the timer in a loop and keeps the largest step between two readings.
+__global__ void sentinel_kernel(volatile unsigned int *stop, unsigned long long *gap_out)
+{
+    unsigned long long start = cl_globaltimer_ns(), prev = start, gap = 0;
+    for (unsigned iter = 1;; iter++) {
+        unsigned long long t = cl_globaltimer_ns();
+        if (t - prev > gap)
+            gap = t - prev;
+        prev = t;
+        if ((iter & 63) == 0 && (*stop || t - start > SENTINEL_MAX_NS))
+            break;
+    }
+    *gap_out = gap;
+}
+
+// t0 or t1, and the end of a sentinel
+__global__ void stamp_kernel(unsigned long long *stamp, unsigned int *stop)
+{
+    *stamp = cl_globaltimer_ns();
+    if (stop) {
+        *(volatile unsigned int *)stop = 1;
+        __threadfence_system();
+    }
+}
+
+__global__ void stop_kernel(unsigned int *stop) { *(volatile unsigned int *)stop = 1; }
+
+extern "C" int be_sentinel_start(void)
+{
+    CUDA_TRY(cudaMemsetAsync(g_stop, 0, 2 * sizeof *g_stop, g_sent_stream), "cudaMemset");
+    CUDA_TRY(cudaMemsetAsync(g_gaps, 0, 2 * sizeof *g_gaps, g_sent_stream), "cudaMemset");
+    // the words must be reset before the judge's stream uses them
+    CUDA_TRY(cudaStreamSynchronize(g_sent_stream), "sentinel");
+    sentinel_kernel<<<1, 1, 0, g_sent_stream>>>(g_stop, g_gaps);
+    CUDA_TRY(cudaGetLastError(), "sentinel kernel");
+    return 0;
+}
+
+extern "C" int be_go(uint64_t k)
+{
+    stamp_kernel<<<1, 1, 0, g_stream>>>(g_stamps, g_stop);
+    CUDA_TRY(cudaGetLastError(), "stamp kernel");
+    CUresult r = cuStreamWriteValue32((CUstream)g_stream, g_go, (cuuint32_t)k, CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (r != CUDA_SUCCESS)
+        return fail("writing go: %s", cu_name(r));
+    return 0;
+}
+
+extern "C" int be_wait_done(uint64_t k)
+{
+    CUresult r = cuStreamWaitValue32((CUstream)g_stream, g_done, (cuuint32_t)k, CU_STREAM_WAIT_VALUE_GEQ);
+    if (r != CUDA_SUCCESS)
+        return fail("waiting for done: %s", cu_name(r));
+    stamp_kernel<<<1, 1, 0, g_stream>>>(g_stamps + 1, NULL);
+    CUDA_TRY(cudaGetLastError(), "stamp kernel");
+    CUDA_TRY(cudaEventRecord(g_ev_t1, g_stream), "cudaEventRecord");
+    CUDA_TRY(cudaStreamWaitEvent(g_sent_stream, g_ev_t1, 0), "cudaStreamWaitEvent");
+    sentinel_kernel<<<1, 1, 0, g_sent_stream>>>(g_stop + 1, g_gaps + 1);
+    CUDA_TRY(cudaGetLastError(), "sentinel kernel");
+    return 0;
+}
+
+extern "C" int be_sentinel_end(void)
+{
+    stop_kernel<<<1, 1, 0, g_stream>>>(g_stop + 1);
+    CUDA_TRY(cudaGetLastError(), "stop kernel");
+    return 0;
+}
+
+extern "C" int be_settle(double timeout_s, int (*alive)(void *), void *ctx, double *bracket_ms, double *gap_us,
+                         int *timed_out)
+{
+    *timed_out = 0;
+    double t0 = now_ms();
+    for (;;) {
+        cudaError_t a = cudaStreamQuery(g_stream), b = cudaStreamQuery(g_sent_stream);
+        if (a == cudaSuccess && b == cudaSuccess)
+            break;
+        if ((a != cudaSuccess && a != cudaErrorNotReady) || (b != cudaSuccess && b != cudaErrorNotReady)) {
+            cudaError_t e = a != cudaSuccess && a != cudaErrorNotReady ? a : b;
+            check_fatal(e);
+            return cuda_fail(e, "CUDA error");
+        }
+        if (alive && !alive(ctx))
+            return 0; // the caller unblocks the stream and settles again
+        if (timeout_s > 0 && now_ms() - t0 > timeout_s * 1e3) {
+            *timed_out = 1;
+            return 0;
+        }
+        usleep(50);
+    }
+    unsigned long long st[2], gp[2];
+    CUDA_TRY(cudaMemcpy(st, g_stamps, sizeof st, cudaMemcpyDeviceToHost), "reading the stamps");
+    CUDA_TRY(cudaMemcpy(gp, g_gaps, sizeof gp, cudaMemcpyDeviceToHost), "reading the sentinels");
+    *bracket_ms = st[1] > st[0] ? (double)(st[1] - st[0]) * 1e-6 : 0;
+    *gap_us = (double)(gp[0] > gp[1] ? gp[0] : gp[1]) * 1e-3;
+    return 0;
+}
+
+extern "C" void be_unblock(uint64_t k)
+{
+    cuStreamWriteValue32((CUstream)g_aux_stream, g_done, (cuuint32_t)k, CU_STREAM_WRITE_VALUE_DEFAULT);
+    stop_kernel<<<1, 1, 0, g_aux_stream>>>(g_stop);
+    stop_kernel<<<1, 1, 0, g_aux_stream>>>(g_stop + 1);
 }

@@ -1,16 +1,20 @@
 /* backend_host.c: the engine's device operations on plain host memory.
  *
  * cudalab-run-host is built with this backend so the CPU test suite can drive the whole
- * engine (poisoning, guard zones, timing, verdicts, timeouts) with solutions written in
- * plain C: a "device pointer" is a malloc'd pointer and the stream is NULL. */
+ * judge (the protocol with the solution's process, poisoning, guard zones, timing,
+ * verdicts, timeouts) with solutions written in plain C: a "device pointer" is host
+ * memory, and memory shared with the solution's process is a memfd it maps. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "backend.h"
 
+const char be_exec_name[] = "cudalab-exec-host";
 static char g_err[1024];
 
 static int fail(const char *fmt, ...)
@@ -22,15 +26,7 @@ static int fail(const char *fmt, ...)
     return -1;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 const char *be_error(void) { return g_err; }
-void *be_stream(void) { return NULL; }
 int be_fatal(void) { return 0; }
 
 int be_init(be_device *dev)
@@ -79,23 +75,6 @@ int be_mem_info(size_t *free_bytes, size_t *total_bytes)
     return 0;
 }
 
-int be_call(be_launch_fn fn, void *state, const void *entry)
-{
-    fn(state, entry, NULL);
-    return 0;
-}
-
-int be_timed_call(be_launch_fn fn, void *state, const void *entry, be_timing *t)
-{
-    double t0 = now_ms();
-    fn(state, entry, NULL);
-    double t1 = now_ms();
-    t->event_ms = t1 - t0;
-    t->wall_ms = t1 - t0;
-    t->tail_ms = 0;
-    return 0;
-}
-
 int be_sum(const void *src, size_t count, cl_dtype t, double *sum, double *abs_sum)
 {
     double s = 0, a = 0;
@@ -115,3 +94,94 @@ int be_sum(const void *src, size_t count, cl_dtype t, double *sum, double *abs_s
     *abs_sum = a;
     return 0;
 }
+
+int be_share_alloc(void **p, size_t bytes, size_t *map_bytes, int *fd)
+{
+    size_t page = 4096, n = (bytes + page - 1) / page * page;
+    if (!n)
+        n = page;
+    int f = memfd_create("cudalab-buffer", MFD_CLOEXEC);
+    if (f < 0)
+        return fail("memfd_create: %s", strerror(errno));
+    if (ftruncate(f, (off_t)n)) {
+        close(f);
+        return fail("out of shared memory (%zu bytes): %s", n, strerror(errno));
+    }
+    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    if (m == MAP_FAILED) {
+        close(f);
+        return fail("mmap (%zu bytes): %s", n, strerror(errno));
+    }
+    *p = m;
+    *fd = f;
+    *map_bytes = n;
+    return 0;
+}
+
+void be_share_free(void *p, size_t map_bytes)
+{
+    if (p)
+        munmap(p, map_bytes);
+}
+
+int be_hash(const void *p, size_t bytes, uint64_t key, uint64_t *h)
+{
+    const unsigned char *b = p;
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        acc += cl_mix64(w ^ key ^ (i * 0x9E3779B97F4A7C15ull));
+    }
+    if (i < bytes) {
+        uint64_t w = 0;
+        memcpy(&w, b + i, bytes - i);
+        acc += cl_mix64(w ^ key ^ (i * 0x9E3779B97F4A7C15ull));
+    }
+    *h = acc ^ bytes;
+    return 0;
+}
+
+int be_gen_sum(size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum)
+{
+    double s = 0, a = 0;
+    for (size_t i = 0; i < count; i++) {
+        double v;
+        switch (t) {
+        case CL_F32: v = cl_gen_f32(g, i); break;
+        case CL_F64: v = cl_gen_value(g, i); break;
+        case CL_F16: v = cl_f16_to_f32(cl_gen_f16(g, i)); break;
+        case CL_I32: v = (int)cl_gen_value(g, i); break;
+        default: return fail("sum: unknown dtype %d", (int)t);
+        }
+        s += v;
+        a += v < 0 ? -v : v;
+    }
+    *sum = s;
+    *abs_sum = a;
+    return 0;
+}
+
+int be_flush_l2(void) { return 0; }
+int be_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); return 0; }
+
+/* the host backend brackets calls with the link's own clock: no words, no sentinel */
+int be_words_export(int *go_fd, int *done_fd, size_t *bytes)
+{
+    *go_fd = *done_fd = -1;
+    *bytes = 0;
+    return 1;
+}
+int be_sentinel_start(void) { return 0; }
+int be_go(uint64_t k) { (void)k; return fail("the host backend has no go word"); }
+int be_wait_done(uint64_t k) { (void)k; return fail("the host backend has no done word"); }
+int be_sentinel_end(void) { return 0; }
+int be_settle(double timeout_s, int (*alive)(void *), void *ctx, double *bracket_ms, double *gap_us, int *timed_out)
+{
+    (void)timeout_s, (void)alive, (void)ctx;
+    *bracket_ms = *gap_us = 0;
+    *timed_out = 0;
+    return 0;
+}
+void be_unblock(uint64_t k) { (void)k; }

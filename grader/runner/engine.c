@@ -1,37 +1,45 @@
-/* engine.c: the runner's case loop and the services checkers use (checker.h).
+/* engine.c: the judge's case loop and the services checkers use (checker.h).
  *
- * For every case: the checker sizes and allocates; the engine surrounds each buffer with
- * guard zones of random bytes, poisons outputs with 0xFF (NaN / -1), remembers a hash of
- * every input, calls the solution, synchronises the whole device, then checks the
- * guards, the inputs and (through the checker) the outputs. Bench cases add a verified
- * warm-up and timed runs, each on freshly generated inputs with L2 evicted, each
- * verified, repeated in batches until the spread is narrow. */
+ * Before the solution exists: each bench case is sized from a memory budget fixed at
+ * start, and the judge's clock is calibrated against the solution process's own trusted
+ * copy kernel of that size. Then the solution is loaded (in cudalab-exec, never here) and
+ * for every case: the checker sizes and allocates shared buffers; the engine surrounds each
+ * with guard zones of secret random bytes; for every call it makes fresh inputs (bench
+ * runs: from a seed drawn from the kernel, known to nobody), hashes them with a secret key,
+ * poisons the outputs with 0xFF (NaN / -1), lets the call run, snapshots the outputs into
+ * private memory, then checks the guards, the inputs and (through the checker, on the
+ * snapshot, at positions drawn after the call) the outputs. A bench run's time is the
+ * exec's own event time where the judge's bracket agrees with it, and the bracket's
+ * otherwise; runs where the sentinel saw another context are void. */
 #include "engine.h"
+#include "link_proto.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #define GUARD_BYTES 4096                 /* before each buffer */
 #define GUARD_TAIL_MAX (GUARD_BYTES + 256) /* after it: the alignment slack plus a guard */
-#define MAX_BUFS 32
+#define MAX_BUFS CL_MAX_SHARED
 #define MAX_HOST 64
 #define MAX_BATCHES 3
 #define SPREAD_LIMIT 0.10         /* (p90 - p10) / median above which a batch is repeated */
-#define INPUT_HASH_LIMIT (256u << 20) /* inputs up to this size are checked for modification */
-
-void (*cl_engine_after_call)(void);
+#define CALIB_RUNS 15             /* calls of the exec's own copy kernel per bench case */
+#define MAX_VOIDED 3              /* timed runs voided by the sentinel before off_stream */
 
 typedef struct cl_buffer {
-    unsigned char *base; /* allocation: [guard][data][slack + guard] */
+    unsigned char *base; /* allocation: [guard][data][slack + guard], shared with the exec */
     unsigned char *data;
-    size_t bytes, tail_bytes;
+    size_t bytes, tail_bytes, map_bytes;
     int output;
     char name[48];
-    uint64_t hash; /* inputs: hash after generate */
+    uint64_t hash; /* inputs: keyed hash after generate */
+    unsigned char *snap; /* outputs: the judge's private copy, taken right after the call */
 } cl_buffer;
 
 struct cl_case {
@@ -43,6 +51,7 @@ struct cl_case {
 struct cl_run {
     const cl_lab *lab;
     const be_device *dev;
+    cl_link *link;
     size_t budget;
     cl_buffer bufs[MAX_BUFS];
     int nbufs;
@@ -56,6 +65,12 @@ struct cl_run {
     long long dims[4];
     char shape[256];
     char scaled[256];
+    uint64_t check_seed; /* drawn after each call: where sampled checks look */
+    void (*after_call)(void *ctx);
+    void *cb_ctx;
+    uint64_t hash_key;   /* secret key of the input hash, per case */
+    int share_failed;    /* a shared buffer could not be made (memory) */
+    int map_failed;      /* the solution's process could not map a shared buffer */
     /* the outcome of the last check */
     int failed;
     char msg[2048];
@@ -64,24 +79,21 @@ struct cl_run {
     double expected, got;
     char error[2048];
     unsigned char guard[GUARD_BYTES + GUARD_TAIL_MAX];
-    unsigned char *scratch_host;
 };
 
-/* ---- small utilities ---- */
-
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
+/* 64 secret bits from the kernel: never derived from anything the solution could know. */
+static uint64_t secret64(void)
 {
-    uint64_t h = 0x243F6A8885A308D3ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = cl_mix64(h ^ w);
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        v = cl_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)getpid());
     }
-    uint64_t w = 0;
-    memcpy(&w, p + i, n - i);
-    return cl_mix64(h ^ w);
+    return v;
 }
+
+/* ---- small utilities ---- */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -273,19 +285,42 @@ static void *alloc_buffer(cl_run *run, size_t bytes, const char *name, int outpu
     }
     size_t padded = (bytes + 255) / 256 * 256;
     void *base;
-    if (be_malloc(&base, GUARD_BYTES + padded + GUARD_BYTES)) {
+    size_t map_bytes;
+    int fd;
+    if (be_share_alloc(&base, GUARD_BYTES + padded + GUARD_BYTES, &map_bytes, &fd)) {
+        run->share_failed = 1;
         cl_errorf(run, "cannot allocate %s (%zu bytes): %s", name, bytes, be_error());
         return NULL;
     }
+    int id = run->nbufs;
     cl_buffer *b = &run->bufs[run->nbufs++];
     memset(b, 0, sizeof *b);
     b->base = base;
+    b->map_bytes = map_bytes;
     b->data = b->base + GUARD_BYTES;
     b->bytes = bytes;
     b->tail_bytes = padded - bytes + GUARD_BYTES;
     b->output = output;
     snprintf(b->name, sizeof b->name, "%s", name);
-    return b->data;
+    char msg[1024];
+    int rc = 0;
+    if (output) {
+        void *snap;
+        if (be_malloc(&snap, map_bytes)) {
+            run->share_failed = 1;
+            cl_errorf(run, "cannot allocate the judge's copy of %s (%zu bytes): %s", name, bytes, be_error());
+            rc = -1;
+        } else {
+            b->snap = snap;
+        }
+    }
+    if (!rc && run->link && cl_link_map(run->link, id, fd, map_bytes, !output, msg, sizeof msg)) {
+        run->map_failed = 1;
+        cl_errorf(run, "%s", msg);
+        rc = -1;
+    }
+    close(fd);
+    return rc ? NULL : b->data;
 }
 
 void *cl_alloc_in(cl_run *run, size_t bytes, const char *name) { return alloc_buffer(run, bytes, name, 0); }
@@ -326,9 +361,24 @@ int cl_upload(cl_run *run, void *dev, const void *host, size_t bytes)
     return bytes == 0 || be_upload(dev, host, bytes) == 0 ? 0 : cl_errorf(run, "%s", be_error());
 }
 
+/* Outputs are read from the judge's snapshot, taken right after the call: whatever the
+ * solution's process writes later cannot change what is checked. */
+static const void *checked_address(cl_run *run, const void *dev, size_t bytes)
+{
+    const unsigned char *p = dev;
+    for (int i = 0; i < run->nbufs; i++) {
+        const cl_buffer *b = &run->bufs[i];
+        if (b->output && b->snap && p >= b->base && p + bytes <= b->base + b->map_bytes)
+            return b->snap + (p - b->base);
+    }
+    return dev;
+}
+
 int cl_download(cl_run *run, void *host, const void *dev, size_t bytes)
 {
-    return bytes == 0 || be_download(host, dev, bytes) == 0 ? 0 : cl_errorf(run, "%s", be_error());
+    return bytes == 0 || be_download(host, checked_address(run, dev, bytes), bytes) == 0
+               ? 0
+               : cl_errorf(run, "%s", be_error());
 }
 
 int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g)
@@ -338,7 +388,111 @@ int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g)
 
 int cl_dev_sum(cl_run *run, const void *dev, size_t count, cl_dtype t, double *sum, double *abs_sum)
 {
-    return be_sum(dev, count, t, sum, abs_sum) == 0 ? 0 : cl_errorf(run, "%s", be_error());
+    size_t elem = t == CL_F64 ? 8 : t == CL_F16 ? 2 : 4;
+    return be_sum(checked_address(run, dev, count * elem), count, t, sum, abs_sum) == 0
+               ? 0
+               : cl_errorf(run, "%s", be_error());
+}
+
+int cl_gen_sum(cl_run *run, size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum)
+{
+    return be_gen_sum(count, t, g, sum, abs_sum) == 0 ? 0 : cl_errorf(run, "%s", be_error());
+}
+
+uint64_t cl_check_seed(const cl_run *run) { return run->check_seed; }
+
+/* ---- the call's arguments, as data for the solution's process ---- */
+
+static int arg_slot(cl_args *a)
+{
+    if (a->n >= CL_MAX_ARGS) {
+        a->overflow = 1;
+        return -1;
+    }
+    return a->n++;
+}
+
+/* A device pointer of the judge's as (shared buffer, offset). */
+static int locate(cl_run *run, const void *dev, int32_t *buf, uint64_t *off)
+{
+    if (!dev) {
+        *buf = -1;
+        *off = 0;
+        return 0;
+    }
+    const unsigned char *p = dev;
+    for (int i = 0; i < run->nbufs; i++) {
+        const cl_buffer *b = &run->bufs[i];
+        if (p >= b->base && p <= b->base + b->map_bytes) {
+            *buf = i;
+            *off = (uint64_t)(p - b->base);
+            return 0;
+        }
+    }
+    return cl_errorf(run, "checker bug: an argument points outside the case's buffers");
+}
+
+void cl_arg_ptr(cl_run *run, cl_args *a, const void *dev)
+{
+    int k = arg_slot(a);
+    if (k < 0)
+        return;
+    a->a[k].kind = CL_ARG_PTR;
+    if (locate(run, dev, &a->a[k].buf, &a->a[k].off))
+        a->overflow = 1;
+}
+
+void cl_arg_i32(cl_args *a, int32_t v)
+{
+    int k = arg_slot(a);
+    if (k >= 0) {
+        a->a[k].kind = CL_ARG_I32;
+        a->a[k].i = v;
+    }
+}
+
+void cl_arg_i64(cl_args *a, int64_t v)
+{
+    int k = arg_slot(a);
+    if (k >= 0) {
+        a->a[k].kind = CL_ARG_I64;
+        a->a[k].i = v;
+    }
+}
+
+void cl_arg_f32(cl_args *a, float v)
+{
+    int k = arg_slot(a);
+    if (k >= 0) {
+        a->a[k].kind = CL_ARG_F32;
+        a->a[k].f = v;
+    }
+}
+
+void cl_arg_blob(cl_args *a, const void *host, size_t bytes)
+{
+    int k = arg_slot(a);
+    if (k < 0)
+        return;
+    if (bytes > CL_MAX_BLOB || a->blob_len) {
+        a->overflow = 1;
+        return;
+    }
+    a->a[k].kind = CL_ARG_BLOB;
+    memcpy(a->blob, host, bytes);
+    a->blob_len = (uint32_t)bytes;
+}
+
+void cl_arg_blob_ptr(cl_run *run, cl_args *a, size_t at, const void *dev)
+{
+    if (a->nptr >= CL_MAX_BLOB_PTRS || at + sizeof(void *) > CL_MAX_BLOB) {
+        a->overflow = 1;
+        return;
+    }
+    cl_blob_ptr *p = &a->ptr[a->nptr++];
+    p->at = (uint32_t)at;
+    if (locate(run, dev, &p->buf, &p->off))
+        a->overflow = 1;
 }
 
 void cl_set_work(cl_run *run, double bytes, double flops)
@@ -388,14 +542,16 @@ static int write_guards(cl_run *run)
     return 0;
 }
 
-/* 1 when a guard was overwritten (the message says where), 0 clean, -1 error. */
+/* 1 when a guard was overwritten (the message says where), 0 clean, -1 error. Outputs'
+ * guards are read from the snapshot. */
 static int check_guards(cl_run *run)
 {
     unsigned char got[GUARD_BYTES + GUARD_TAIL_MAX];
     for (int i = 0; i < run->nbufs; i++) {
         cl_buffer *b = &run->bufs[i];
-        if (be_download(got, b->base, GUARD_BYTES) ||
-            be_download(got + GUARD_BYTES, b->data + b->bytes, b->tail_bytes))
+        const unsigned char *base = b->snap ? b->snap : b->base;
+        if (be_download(got, base, GUARD_BYTES) ||
+            be_download(got + GUARD_BYTES, base + GUARD_BYTES + b->bytes, b->tail_bytes))
             return cl_errorf(run, "reading guard zones: %s", be_error());
         for (size_t k = 0; k < GUARD_BYTES; k++)
             if (got[k] != run->guard[k]) {
@@ -424,33 +580,16 @@ static int poison_outputs(cl_run *run)
     return 0;
 }
 
-static size_t input_bytes(cl_run *run)
-{
-    size_t total = 0;
-    for (int i = 0; i < run->nbufs; i++)
-        if (!run->bufs[i].output)
-            total += run->bufs[i].bytes;
-    return total;
-}
-
+/* Every input, every call, at every size: a keyed hash (a grader kernel on the GPU). */
 static int hash_inputs(cl_run *run, int compare)
 {
-    size_t total = input_bytes(run);
-    if (total == 0 || total > INPUT_HASH_LIMIT)
-        return 0;
     for (int i = 0; i < run->nbufs; i++) {
         cl_buffer *b = &run->bufs[i];
         if (b->output || b->bytes == 0)
             continue;
-        unsigned char *tmp = malloc(b->bytes);
-        if (!tmp)
-            return cl_errorf(run, "out of host memory");
-        if (be_download(tmp, b->data, b->bytes)) {
-            free(tmp);
-            return cl_errorf(run, "reading input '%s': %s", b->name, be_error());
-        }
-        uint64_t h = hash_bytes(tmp, b->bytes);
-        free(tmp);
+        uint64_t h;
+        if (be_hash(b->data, b->bytes, run->hash_key, &h))
+            return cl_errorf(run, "hashing input '%s': %s", b->name, be_error());
         if (!compare) {
             b->hash = h;
         } else if (h != b->hash) {
@@ -463,8 +602,13 @@ static int hash_inputs(cl_run *run, int compare)
 
 static void release_case(cl_run *run)
 {
-    for (int i = 0; i < run->nbufs; i++)
-        be_free(run->bufs[i].base);
+    char msg[512];
+    if (run->link && run->nbufs && run->link->sock >= 0)
+        cl_link_unmap_all(run->link, msg, sizeof msg);
+    for (int i = 0; i < run->nbufs; i++) {
+        be_share_free(run->bufs[i].base, run->bufs[i].map_bytes);
+        be_free(run->bufs[i].snap);
+    }
     for (int i = 0; i < run->ndev; i++)
         be_free(run->dev_allocs[i]);
     for (int i = 0; i < run->nhost; i++)
@@ -479,23 +623,98 @@ static void reset_outcome(cl_run *run)
     run->msg[0] = run->where[0] = run->error[0] = '\0';
 }
 
-/* ---- one case ---- */
+/* ---- one call of the solution ---- */
 
-typedef enum { ST_PASS, ST_WRONG, ST_OOB, ST_CUDA, ST_ERROR } case_status;
-static const char *status_name[] = {"pass", "wrong", "out_of_bounds", "cuda_error", "error"};
+typedef enum { ST_PASS, ST_WRONG, ST_OOB, ST_CUDA, ST_ERROR, ST_CRASH, ST_TIMEOUT } case_status;
+static const char *status_name[] = {"pass", "wrong", "out_of_bounds", "cuda_error", "error", "crash", "timeout"};
 
-typedef struct bench_stats {
-    int runs, batches, off_stream_runs;
-    double median_ms, min_ms, max_ms, p10_ms, p90_ms, event_median_ms, wall_median_ms, tail_median_ms;
-} bench_stats;
+typedef struct call_ctx {
+    cl_run *run;
+    const cl_checker *chk;
+    void *st;
+    uint64_t seed;
+    int flush; /* timed: evict L2 before go */
+} call_ctx;
 
-/* After a call: device error? guards? inputs? then the checker's verdict. */
-static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int full, int check_inputs,
-                              const char *prefix)
+/* After the call is armed, before go: fresh inputs, their hash, poisoned outputs. */
+static int prepare_call(void *vc)
+{
+    call_ctx *c = vc;
+    if (c->chk->generate(c->run, c->st, c->seed) || hash_inputs(c->run, 0) || poison_outputs(c->run))
+        return -1;
+    if (c->flush && be_flush_l2())
+        return cl_errorf(c->run, "%s", be_error());
+    return 0;
+}
+
+static int snapshot_outputs(void *vc)
+{
+    cl_run *run = ((call_ctx *)vc)->run;
+    for (int i = 0; i < run->nbufs; i++)
+        if (run->bufs[i].output && be_copy(run->bufs[i].snap, run->bufs[i].base, run->bufs[i].map_bytes))
+            return cl_errorf(run, "snapshot of '%s': %s", run->bufs[i].name, be_error());
+    return 0;
+}
+
+typedef struct calib {
+    double o_med;  /* bracket - exec events, median, for a clean call of this size */
+    double slack;  /* allowed shortfall beyond o_med */
+    double gap_us; /* the sentinel's largest gap in clean calls */
+    int done;
+} calib;
+
+/* One call: 0 ran (the checks decide), else the status that ends the case. */
+static case_status make_call(cl_run *run, const cl_checker *chk, void *st, uint64_t seed, int flush,
+                             cl_call_timing *t)
+{
+    cl_args a;
+    memset(&a, 0, sizeof a);
+    if (chk->args(run, st, &a) || a.overflow) {
+        if (!run->error[0])
+            cl_errorf(run, "checker bug: the call's arguments do not fit its description");
+        return ST_ERROR;
+    }
+    call_ctx cc = {run, chk, st, seed, flush};
+    char msg[1024];
+    cl_call_status cs = cl_link_call(run->link, &a, 0, 0, prepare_call, snapshot_outputs, &cc, t, msg, sizeof msg);
+    run->check_seed = secret64(); /* drawn after the call: sampled checks look where nobody knew */
+    if (run->after_call)
+        run->after_call(run->cb_ctx);
+    switch (cs) {
+    case CL_CALL_OK: return ST_PASS;
+    case CL_CALL_DIED:
+    case CL_CALL_PROTOCOL: snprintf(run->msg, sizeof run->msg, "%s", msg); return ST_CRASH;
+    case CL_CALL_TIMEOUT: snprintf(run->msg, sizeof run->msg, "%s", msg); return ST_TIMEOUT;
+    case CL_CALL_EXEC_ERR: snprintf(run->msg, sizeof run->msg, "%s", msg); return ST_CUDA;
+    case CL_CALL_READONLY: {
+        int id = atoi(msg);
+        snprintf(run->msg, sizeof run->msg, "modified its input '%s' (inputs are read-only: the write faulted)",
+                 id >= 0 && id < run->nbufs ? run->bufs[id].name : "?");
+        return ST_OOB;
+    }
+    case CL_CALL_JUDGE_ERR:
+    default:
+        if (!run->error[0])
+            cl_errorf(run, "%s", msg);
+        if (be_fatal()) { /* the GPU failed while the solution's code ran: its fault */
+            snprintf(run->msg, sizeof run->msg, "the GPU failed while your code ran: %s", run->error);
+            return ST_CUDA;
+        }
+        return ST_ERROR;
+    }
+}
+
+/* After a call: guards? inputs? then the checker's verdict (on the snapshot). */
+static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int full, const char *prefix)
 {
     int g = check_guards(run);
     if (g < 0)
         return be_fatal() ? ST_CUDA : ST_ERROR;
+    if (g == 0) {
+        g = hash_inputs(run, 1);
+        if (g < 0)
+            return be_fatal() ? ST_CUDA : ST_ERROR;
+    }
     if (g > 0) {
         if (prefix[0]) {
             char tmp[sizeof run->msg];
@@ -503,13 +722,6 @@ static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int 
             snprintf(run->msg, sizeof run->msg, "%s", tmp);
         }
         return ST_OOB;
-    }
-    if (check_inputs) {
-        int h = hash_inputs(run, 1);
-        if (h < 0)
-            return be_fatal() ? ST_CUDA : ST_ERROR;
-        if (h > 0)
-            return ST_OOB;
     }
     int v = chk->verify(run, st, full);
     if (v < 0)
@@ -525,85 +737,79 @@ static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int 
     return ST_PASS;
 }
 
-static case_status call_failed(cl_run *run)
+static case_status run_correctness(cl_run *run, const cl_checker *chk, void *st, uint64_t seed, double *ms)
 {
-    snprintf(run->msg, sizeof run->msg, "%s", be_error());
-    return ST_CUDA;
+    cl_call_timing t;
+    case_status s = make_call(run, chk, st, seed, 0, &t);
+    if (s != ST_PASS)
+        return s;
+    *ms = t.ev_ms;
+    return check_call(run, chk, st, 1, "");
 }
 
-static case_status run_correctness(cl_run *run, const cl_checker *chk, void *st, uint64_t seed, const void *entry,
-                                   double *ms)
-{
-    if (chk->generate(run, st, seed) || be_sync())
-        return ST_ERROR;
-    if (hash_inputs(run, 0) < 0 || poison_outputs(run) || be_sync())
-        return ST_ERROR;
-    be_timing t;
-    if (be_timed_call(chk->launch, st, entry, &t))
-        return call_failed(run);
-    if (cl_engine_after_call)
-        cl_engine_after_call();
-    *ms = t.wall_ms;
-    return check_call(run, chk, st, 1, 1, "");
-}
+typedef struct bench_stats {
+    int runs, batches, off_stream_runs, voided;
+    double median_ms, min_ms, max_ms, p10_ms, p90_ms, event_median_ms, bracket_median_ms;
+    char off_why[160];
+} bench_stats;
 
-static case_status run_bench(cl_run *run, const cl_checker *chk, void *st, const cl_case *c, const void *entry,
+static case_status run_bench(cl_run *run, const cl_checker *chk, void *st, const cl_case *c, const calib *cal,
                              bench_stats *bs)
 {
     memset(bs, 0, sizeof *bs);
+    cl_call_timing t;
     /* warm-up: untimed, fully verified */
-    if (chk->generate(run, st, c->seed) || poison_outputs(run) || be_sync())
-        return ST_ERROR;
-    if (be_call(chk->launch, st, entry))
-        return call_failed(run);
-    if (cl_engine_after_call)
-        cl_engine_after_call();
-    case_status s = check_call(run, chk, st, 1, 0, "warm-up run");
+    case_status s = make_call(run, chk, st, c->seed, 0, &t);
+    if (s == ST_PASS)
+        s = check_call(run, chk, st, 1, "warm-up run");
     if (s != ST_PASS)
         return s;
 
-    int per_batch = c->conf->runs;
-    double *times = calloc((size_t)per_batch * MAX_BATCHES, sizeof *times);
-    double *ev = calloc((size_t)per_batch * MAX_BATCHES, sizeof *ev);
-    double *wall = calloc((size_t)per_batch * MAX_BATCHES, sizeof *wall);
-    double *tail = calloc((size_t)per_batch * MAX_BATCHES, sizeof *tail);
-    if (!times || !ev || !wall || !tail) {
-        free(times); free(ev); free(wall); free(tail);
+    int per_batch = c->conf->runs, cap = per_batch * MAX_BATCHES;
+    double *times = calloc((size_t)cap, sizeof *times);
+    double *ev = calloc((size_t)cap, sizeof *ev);
+    double *br = calloc((size_t)cap, sizeof *br);
+    if (!times || !ev || !br) {
+        free(times); free(ev); free(br);
         cl_errorf(run, "out of host memory");
         return ST_ERROR;
     }
     int n = 0;
-    s = ST_PASS;
     for (int batch = 0; batch < MAX_BATCHES && s == ST_PASS; batch++) {
         for (int r = 0; r < per_batch; r++) {
-            uint64_t seed = cl_mix64(c->seed + 0x1000u + (uint64_t)n);
             reset_outcome(run);
-            if (chk->generate(run, st, seed) || poison_outputs(run) || be_sync()) {
-                s = ST_ERROR;
-                break;
-            }
-            be_timing t;
-            if (be_timed_call(chk->launch, st, entry, &t)) {
-                s = call_failed(run);
-                break;
-            }
-            if (cl_engine_after_call)
-                cl_engine_after_call();
-            char prefix[64];
-            snprintf(prefix, sizeof prefix, "timed run %d", n + 1);
-            s = check_call(run, chk, st, 0, 0, prefix);
+            s = make_call(run, chk, st, secret64(), 1, &t); /* inputs from a seed nobody knows */
             if (s != ST_PASS)
                 break;
-            /* work still running after the stream's stop event ran outside the stream */
-            int off = t.tail_ms > 0.05 && t.tail_ms > 0.05 * t.event_ms;
-            bs->off_stream_runs += off;
-            ev[n] = t.event_ms;
-            wall[n] = t.wall_ms;
-            tail[n] = t.tail_ms;
-            times[n] = off ? t.wall_ms : t.event_ms;
+            char prefix[64];
+            snprintf(prefix, sizeof prefix, "timed run %d", n + 1);
+            s = check_call(run, chk, st, 0, prefix);
+            if (s != ST_PASS)
+                break;
+            if (run->link->gated && t.gap_us > cal->gap_us) {
+                /* another context had the GPU around the call: the run is void */
+                if (++bs->voided > MAX_VOIDED) {
+                    snprintf(bs->off_why, sizeof bs->off_why,
+                             "GPU work outside the call: another context held the GPU around %d timed runs "
+                             "(a gap of %.1f us)", bs->voided, t.gap_us);
+                    break;
+                }
+                r--;
+                continue;
+            }
+            /* the exec's own time stands where the judge's bracket agrees with it */
+            double bound = t.bracket_ms - cal->o_med;
+            /* the host backend's bracket also holds the OS's scheduling delays (a loaded CI
+             * machine): half of it more is allowed there */
+            double slack = cal->slack + (run->dev->is_host ? 0.5 * t.bracket_ms : run->link->gated ? 0 : 0.1 * t.bracket_ms);
+            int agree = t.bracket_ms <= 0 || t.ev_ms >= bound - slack;
+            bs->off_stream_runs += !agree;
+            ev[n] = t.ev_ms;
+            br[n] = t.bracket_ms;
+            times[n] = agree ? t.ev_ms : bound;
             n++;
         }
-        if (s != ST_PASS)
+        if (s != ST_PASS || bs->off_why[0])
             break;
         bs->batches = batch + 1;
         qsort(times, (size_t)n, sizeof *times, cmp_double);
@@ -612,11 +818,14 @@ static case_status run_bench(cl_run *run, const cl_checker *chk, void *st, const
         if (spread <= SPREAD_LIMIT)
             break;
     }
+    if (s == ST_PASS && bs->off_stream_runs * 2 > n && !bs->off_why[0])
+        snprintf(bs->off_why, sizeof bs->off_why,
+                 "the solution's own timing disagrees with the judge's clock in %d of %d timed runs",
+                 bs->off_stream_runs, n);
     if (s == ST_PASS && n > 0) {
         qsort(times, (size_t)n, sizeof *times, cmp_double);
         qsort(ev, (size_t)n, sizeof *ev, cmp_double);
-        qsort(wall, (size_t)n, sizeof *wall, cmp_double);
-        qsort(tail, (size_t)n, sizeof *tail, cmp_double);
+        qsort(br, (size_t)n, sizeof *br, cmp_double);
         bs->runs = n;
         bs->median_ms = percentile(times, n, 0.5);
         bs->min_ms = times[0];
@@ -624,14 +833,14 @@ static case_status run_bench(cl_run *run, const cl_checker *chk, void *st, const
         bs->p10_ms = percentile(times, n, 0.1);
         bs->p90_ms = percentile(times, n, 0.9);
         bs->event_median_ms = percentile(ev, n, 0.5);
-        bs->wall_median_ms = percentile(wall, n, 0.5);
-        bs->tail_median_ms = percentile(tail, n, 0.5);
+        bs->bracket_median_ms = percentile(br, n, 0.5);
     }
-    free(times); free(ev); free(wall); free(tail);
+    free(times); free(ev); free(br);
     return s;
 }
 
-static json_t *case_json(cl_run *run, const cl_case_conf *cc, case_status s, double ms, const bench_stats *bs)
+static json_t *case_json(cl_run *run, const cl_case_conf *cc, case_status s, double ms, const bench_stats *bs,
+                         const calib *cal)
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(cc->name));
@@ -651,14 +860,16 @@ static json_t *case_json(cl_run *run, const cl_case_conf *cc, case_status s, dou
         json_object_set_new(o, "scaled", json_string(run->scaled));
     json_object_set_new(o, "ms", json_real(ms));
     if (cc->bench && bs && bs->runs) {
-        json_t *b = json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:f, s:s}",
+        json_t *b = json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:f, s:f, s:f, s:s}",
                               "runs", bs->runs, "batches", bs->batches, "median_ms", bs->median_ms, "min_ms",
                               bs->min_ms, "max_ms", bs->max_ms, "p10_ms", bs->p10_ms, "p90_ms", bs->p90_ms,
-                              "event_median_ms", bs->event_median_ms, "wall_median_ms", bs->wall_median_ms,
-                              "tail_median_ms", bs->tail_median_ms, "off_stream_runs", bs->off_stream_runs,
-                              "bytes", run->bytes, "flops", run->flops, "items", run->items, "items_unit",
-                              run->items_unit);
-        json_object_set_new(b, "off_stream", json_boolean(bs->off_stream_runs * 2 > bs->runs));
+                              "event_median_ms", bs->event_median_ms, "bracket_median_ms", bs->bracket_median_ms,
+                              "off_stream_runs", bs->off_stream_runs, "voided_runs", bs->voided,
+                              "clock_offset_ms", cal ? cal->o_med : 0.0, "bytes", run->bytes, "flops",
+                              run->flops, "items", run->items, "items_unit", run->items_unit);
+        json_object_set_new(b, "off_stream", json_boolean(bs->off_why[0] != 0));
+        if (bs->off_why[0])
+            json_object_set_new(b, "off_stream_why", json_string(bs->off_why));
         json_t *dims = json_array();
         for (int i = 0; i < run->ndims; i++)
             json_array_append_new(dims, json_integer(run->dims[i]));
@@ -682,36 +893,163 @@ static int selected(const cl_engine_opts *o, const cl_case_conf *cc)
     return 0;
 }
 
-int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out *vo)
+static uint64_t case_seed(const cl_engine_opts *o, const cl_case_conf *cc)
 {
-    cl_run *run = calloc(1, sizeof *run);
-    if (!run)
+    uint64_t h = 0x243F6A8885A308D3ull ^ strlen(cc->name);
+    for (const char *p = cc->name; *p; p++)
+        h = cl_mix64(h ^ (unsigned char)*p);
+    return cl_mix64(o->seed ^ h);
+}
+
+/* Sets a case up (sizes from the fixed budget, buffers, guards). 0 or -1. */
+static int setup_case(cl_run *run, const cl_engine_opts *o, const cl_case *c, void *st)
+{
+    run->bytes = run->flops = run->items = 0;
+    run->items_unit[0] = run->shape[0] = run->scaled[0] = '\0';
+    run->ndims = 0;
+    run->share_failed = run->map_failed = 0;
+    reset_outcome(run);
+    run->hash_key = secret64();
+    if (o->checker->setup(run, c, st))
         return -1;
+    make_guard_pattern(run, secret64());
+    return write_guards(run) || be_sync() ? -1 : 0;
+}
+
+/* The clock's offset for calls moving about `bytes`, measured on the exec's own copy kernel
+ * before any student code exists. */
+static int calibrate(cl_run *run, double bytes, calib *cal)
+{
+    size_t half = (size_t)(bytes / 2);
+    if (half < 4096)
+        half = 4096;
+    if (half > run->budget / 3)
+        half = run->budget / 3;
+    half &= ~(size_t)255;
+    void *src = alloc_buffer(run, half, "calibration in", 0);
+    void *dst = src ? alloc_buffer(run, half, "calibration out", 1) : NULL;
+    if (!dst)
+        return -1;
+    double off[CALIB_RUNS], gap = 0;
+    int n = 0;
+    for (int i = 0; i < CALIB_RUNS; i++) {
+        cl_args a;
+        memset(&a, 0, sizeof a);
+        cl_arg_ptr(run, &a, dst);
+        cl_arg_ptr(run, &a, src);
+        cl_arg_i64(&a, (int64_t)half);
+        cl_call_timing t;
+        char msg[1024];
+        if (cl_link_call(run->link, &a, 1, 10.0, NULL, NULL, NULL, &t, msg, sizeof msg) != CL_CALL_OK)
+            return cl_errorf(run, "calibrating the judge's clock: %s", msg);
+        off[n++] = t.bracket_ms - t.ev_ms;
+        if (t.gap_us > gap)
+            gap = t.gap_us;
+    }
+    qsort(off, (size_t)n, sizeof *off, cmp_double);
+    cal->o_med = percentile(off, n, 0.5);
+    double spread = percentile(off, n, 0.9) - percentile(off, n, 0.1);
+    /* the GPU's bracket is steady to a microsecond or two; the host backend's is the OS's */
+    cal->slack = run->dev->is_host ? 5.0 + 2 * spread : run->link->gated ? 0.002 + 2 * spread : 0.5 + 2 * spread;
+    cal->gap_us = gap * 1.5 + 3.0;
+    cal->done = 1;
+    release_case(run);
+    return 0;
+}
+
+static void emit_case(cl_verdict_out *vo, cl_run *run, const cl_case_conf *cc, case_status s, double ms,
+                      const bench_stats *bs, const calib *cal)
+{
+    cl_verdict_emit(vo, "case", case_json(run, cc, s, ms, bs, cal));
+}
+
+int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out *vo, cl_engine_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    cl_run *run = calloc(1, sizeof *run);
+    calib *cal = calloc((size_t)o->lab->ncases + 1, sizeof *cal);
+    if (!run || !cal) {
+        free(run);
+        free(cal);
+        snprintf(out->message, sizeof out->message, "out of host memory");
+        return CL_ENGINE_JUDGE_ERROR;
+    }
     run->lab = o->lab;
     run->dev = dev;
-    int lost = 0;
+    run->link = o->link;
+    run->budget = o->budget;
+    run->after_call = o->after_call;
+    run->cb_ctx = o->ctx;
+
+    /* 1. before any student code: each bench case's size, and the clock's offset for it */
+    for (int i = 0; i < o->lab->ncases; i++) {
+        const cl_case_conf *cc = &o->lab->cases[i];
+        if (!cc->bench || !selected(o, cc))
+            continue;
+        cl_case c = {cc, o->lab, case_seed(o, cc)};
+        void *st = calloc(1, o->checker->state_size ? o->checker->state_size : 1);
+        double bytes = 0;
+        if (st && setup_case(run, o, &c, st) == 0) {
+            bytes = run->bytes;
+            if (o->plan) { /* the shapes, for yardsticks measured before any solution runs */
+                json_t *d = json_array();
+                for (int k = 0; k < run->ndims; k++)
+                    json_array_append_new(d, json_integer(run->dims[k]));
+                cl_verdict_emit(vo, "case", json_pack("{s:s, s:s, s:s, s:{s:o}}", "name", cc->name, "kind",
+                                                      "bench", "status", "planned", "bench", "dims", d));
+                bytes = 0;
+            }
+        }
+        if (st && o->checker->teardown)
+            o->checker->teardown(run, st);
+        release_case(run);
+        free(st);
+        if (bytes > 0 && calibrate(run, bytes, &cal[i])) {
+            release_case(run);
+            snprintf(out->message, sizeof out->message, "%s", run->error);
+            free(run);
+            free(cal);
+            return CL_ENGINE_JUDGE_ERROR;
+        }
+    }
+    if (o->plan) {
+        free(run);
+        free(cal);
+        return CL_ENGINE_OK;
+    }
+    /* 2. the solution comes in */
+    char msg[1024];
+    if (o->before_load)
+        o->before_load(o->ctx);
+    int ls = cl_link_load(o->link, msg, sizeof msg);
+    if (ls) {
+        snprintf(out->message, sizeof out->message, "%s", msg);
+        free(run);
+        free(cal);
+        return ls < 0 ? CL_ENGINE_SOLUTION_LOST : ls == CL_LS_MISSING_SYMBOL ? CL_ENGINE_MISSING_SYMBOL
+               : ls == CL_LS_LOAD_ERROR                                      ? CL_ENGINE_LOAD_ERROR
+                                                                             : CL_ENGINE_JUDGE_ERROR;
+    }
+    if (o->after_load)
+        o->after_load(o->ctx);
+
+    /* 3. the cases */
+    int rc = CL_ENGINE_OK;
     for (int i = 0; i < o->lab->ncases; i++) {
         const cl_case_conf *cc = &o->lab->cases[i];
         if (!selected(o, cc))
             continue;
-        if (lost) {
+        if (rc != CL_ENGINE_OK) {
             json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", cc->name, "kind", cc->bench ? "bench" : "test",
                                   "status", "not_run", "message",
-                                  "not run: the device was unusable after an earlier CUDA error");
+                                  rc == CL_ENGINE_DEVICE_LOST ? "not run: the GPU was unusable after an earlier error"
+                                                              : "not run: the solution's process ended earlier");
             cl_verdict_emit(vo, "case", j);
             continue;
         }
         cl_verdict_emit(vo, "case_start", json_pack("{s:s, s:s}", "name", cc->name, "kind",
                                                     cc->bench ? "bench" : "test"));
-        size_t free_b = 0, total_b = 0;
-        be_mem_info(&free_b, &total_b);
-        run->budget = (size_t)((double)free_b * 0.6);
-        run->bytes = run->flops = run->items = 0;
-        run->items_unit[0] = run->shape[0] = run->scaled[0] = '\0';
-        run->ndims = 0;
-        reset_outcome(run);
-
-        cl_case c = {cc, o->lab, cl_mix64(o->seed ^ hash_bytes((const unsigned char *)cc->name, strlen(cc->name)))};
+        cl_case c = {cc, o->lab, case_seed(o, cc)};
         void *st = calloc(1, o->checker->state_size ? o->checker->state_size : 1);
         case_status s = ST_ERROR;
         double ms = 0;
@@ -719,25 +1057,42 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
         memset(&bs, 0, sizeof bs);
         if (!st) {
             cl_errorf(run, "out of host memory");
-        } else if (o->checker->setup(run, &c, st) == 0) {
-            make_guard_pattern(run, cl_mix64(c.seed ^ 0x6A09E667F3BCC909ull));
-            if (write_guards(run) == 0 && be_sync() == 0)
-                s = cc->bench ? run_bench(run, o->checker, st, &c, o->entry, &bs)
-                              : run_correctness(run, o->checker, st, c.seed, o->entry, &ms);
+        } else if (setup_case(run, o, &c, st) == 0) {
+            s = cc->bench ? run_bench(run, o->checker, st, &c, &cal[i], &bs)
+                          : run_correctness(run, o->checker, st, c.seed, &ms);
+        } else if (run->share_failed) {
+            /* the budget was fixed before the solution existed: memory it holds is its own doing */
+            s = ST_CUDA;
+            snprintf(run->msg, sizeof run->msg,
+                     "the judge could not allocate this case within the memory budget fixed before your code "
+                     "was loaded (%s): your process holds too much GPU memory", run->error);
+        } else if (run->map_failed) {
+            /* the judge made the buffers; after the solution's code has run in it, the
+             * solution's process could not take them: that process is the solution's */
+            s = ST_CRASH;
+            snprintf(run->msg, sizeof run->msg, "the solution's process could not take this case's buffers (%s)",
+                     run->error);
         }
         if (s == ST_ERROR && be_fatal()) {
             s = ST_CUDA;
             if (!run->msg[0])
-                snprintf(run->msg, sizeof run->msg, "%s", run->error[0] ? run->error : be_error());
+                snprintf(run->msg, sizeof run->msg, "the GPU failed while your code ran: %s",
+                         run->error[0] ? run->error : be_error());
         }
-        cl_verdict_emit(vo, "case", case_json(run, cc, s, ms, &bs));
+        emit_case(vo, run, cc, s, ms, &bs, &cal[i]);
         if (st && o->checker->teardown)
             o->checker->teardown(run, st);
         release_case(run);
         free(st);
-        if (be_fatal())
-            lost = 1;
+        if (s == ST_CRASH || s == ST_TIMEOUT) {
+            rc = CL_ENGINE_SOLUTION_LOST;
+            snprintf(out->message, sizeof out->message, "%s", run->msg);
+        } else if (be_fatal()) {
+            rc = CL_ENGINE_DEVICE_LOST;
+            snprintf(out->message, sizeof out->message, "the GPU was unusable after an error");
+        }
     }
     free(run);
-    return lost ? -1 : 0;
+    free(cal);
+    return rc;
 }

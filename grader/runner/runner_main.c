@@ -1,37 +1,62 @@
-/* runner_main.c: cudalab-run, the process a solution runs in.
+/* runner_main.c: cudalab-run, the judge. It owns the truth of a grading: the seeds, the
+ * inputs, the clock of record, the checks and the verdict. It never loads student code:
+ * the solution runs in cudalab-exec, a process of its own that the judge starts, feeds
+ * shared buffers and drives call by call (link.c).
  *
- *   cudalab-run --lab-yaml FILE --solution SO --mode test|bench|all --seed N
- *               --verdict-fd FD [--quick] [--case NAME]...
+ *   cudalab-run --lab-yaml FILE --solution SO --mode test|bench|all|plan --verdict-fd FD
+ *               [--quick] [--case NAME]... [--sanitize TOOL --sanitize-log FILE]
  *
- * The parent sends a nonce on stdin; the runner reads it, then replaces stdin with
- * /dev/null, moves the verdict descriptor somewhere unguessable, initialises the device,
- * and only then loads the solution. Every verdict line carries the nonce; the last one
- * is "done". Libraries the solution loads (dlopen is interposed, and the list of loaded
- * objects is compared after every call) are reported, so the parent can enforce bans. */
-#include <dlfcn.h>
+ * The secrets come on stdin, one line "NONCE SEED", never on the command line or in the
+ * environment (any process of the same user can read those). The judge first makes itself
+ * non-dumpable (no other process may read its memory or descriptors), reads the line,
+ * replaces stdin with /dev/null, moves the verdict descriptor, measures the GPU and fixes
+ * the memory budget, and only then starts the solution's process. Every verdict line
+ * carries the nonce; the last one is "done". Mode plan only sizes the bench cases and reports
+ * their dimensions (for cuBLAS, measured before any solution runs). Libraries the solution's process maps (read
+ * from the kernel's own list, /proc/PID/maps, after every call) are reported, so the
+ * parent can enforce bans. */
 #include <fcntl.h>
 #include <getopt.h>
-#include <link.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "engine.h"
+#include "grader/compile.h"
 #include "grader/labconf.h"
+#include "link.h"
 #include "registry.h"
 #include "verdict.h"
 
-/* ---- libraries loaded while the solution is in the process ---- */
+/* ---- libraries the solution's process maps ---- */
 
 #define MAX_LIBS 256
-static char *g_baseline[MAX_LIBS];
-static int g_nbaseline;
-static char *g_loaded[MAX_LIBS];
-static int g_nloaded;
-static int g_tracking;
-static const char *g_solution_path;
+
+typedef enum { SCAN_PRE_LOAD, SCAN_AFTER_LOAD, SCAN_AFTER_CALL } scan_when;
+
+typedef struct libs {
+    int pid;
+    const char *solution;
+    char solution_real[PATH_MAX];
+    char *pre[MAX_LIBS];      /* shared objects before the solution was loaded */
+    int npre;
+    char *pre_code[MAX_LIBS]; /* full paths of every executable file mapping then */
+    int npre_code;
+    char *baseline[MAX_LIBS]; /* shared objects once it was loaded */
+    int nbaseline;
+    char *at_load[MAX_LIBS];  /* new while it was loaded (its constructors' and its own needs) */
+    int nat_load;
+    char *loaded[MAX_LIBS];   /* new while it ran */
+    int nloaded;
+    char *foreign[MAX_LIBS];  /* code mapped from a file the solution could have written */
+    int nforeign;
+} libs;
+
+static libs g_libs;
 
 static const char *base_name(const char *p)
 {
@@ -47,81 +72,81 @@ static int in_list(char **list, int n, const char *name)
     return 0;
 }
 
-static void note_loaded(const char *name)
+static void add(char **list, int *n, const char *name)
 {
-    if (!name || !*name || !g_tracking)
+    if (*n < MAX_LIBS && !in_list(list, *n, name))
+        list[(*n)++] = strdup(name);
+}
+
+static int under(const char *path, const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return n > 1 && !strncmp(path, dir, n) && (path[n] == '/' || dir[n - 1] == '/');
+}
+
+/* A file the solution's process could have written (the jail lets it write only these
+ * folders), or one with no name left: code mapped from there is a copy it made. */
+static int writable_place(const char *path)
+{
+    char nv[PATH_MAX] = "";
+    const char *home = getenv("HOME");
+    if (home)
+        snprintf(nv, sizeof nv, "%s/.nv", home);
+    size_t n = strlen(path);
+    return !strncmp(path, "/memfd:", 7) || (n > 10 && !strcmp(path + n - 10, " (deleted)")) ||
+           under(path, "/tmp") || under(path, "/var/tmp") || under(path, "/dev") ||
+           under(path, getenv("TMPDIR")) || (nv[0] && under(path, nv));
+}
+
+/* Shared objects in /proc/PID/maps: the kernel's list, which no link_map trick hides, with
+ * every executable mapping of a file the solution could have made (a library copied under
+ * another name or into a memory file). */
+static void scan_maps(libs *l, scan_when when)
+{
+    char path[64], line[PATH_MAX + 128];
+    snprintf(path, sizeof path, "/proc/%d/maps", l->pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
         return;
-    const char *b = base_name(name);
-    if (g_solution_path && !strcmp(b, base_name(g_solution_path)))
-        return;
-    if (in_list(g_baseline, g_nbaseline, b) || in_list(g_loaded, g_nloaded, b) || g_nloaded >= MAX_LIBS)
-        return;
-    g_loaded[g_nloaded++] = strdup(b);
-}
-
-static int collect_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    if (data) {
-        const char *b = base_name(info->dlpi_name);
-        if (*b && g_nbaseline < MAX_LIBS && !in_list(g_baseline, g_nbaseline, b))
-            g_baseline[g_nbaseline++] = strdup(b);
-    } else {
-        note_loaded(info->dlpi_name);
+    while (fgets(line, sizeof line, f)) {
+        char *name = strchr(line, '/');
+        char perms[8] = "";
+        if (!name || sscanf(line, "%*s %7s", perms) != 1)
+            continue;
+        name[strcspn(name, "\n")] = '\0';
+        int exec = strchr(perms, 'x') != NULL;
+        if (l->solution_real[0] && !strcmp(name, l->solution_real))
+            continue;
+        if (exec && when == SCAN_PRE_LOAD)
+            add(l->pre_code, &l->npre_code, name);
+        else if (exec && writable_place(name) && !in_list(l->pre_code, l->npre_code, name))
+            add(l->foreign, &l->nforeign, name);
+        const char *b = base_name(name);
+        if (!strstr(b, ".so") || (l->solution && !strcmp(b, base_name(l->solution))))
+            continue;
+        if (when == SCAN_PRE_LOAD) {
+            add(l->pre, &l->npre, b);
+        } else if (when == SCAN_AFTER_LOAD) {
+            add(l->baseline, &l->nbaseline, b);
+            if (!in_list(l->pre, l->npre, b))
+                add(l->at_load, &l->nat_load, b);
+        } else if (!in_list(l->baseline, l->nbaseline, b)) {
+            add(l->loaded, &l->nloaded, b);
+        }
     }
-    return 0;
+    fclose(f);
 }
 
-static void snapshot_libs(void) { dl_iterate_phdr(collect_cb, NULL); }
+static void libs_before_load(void *ctx) { scan_maps(ctx, SCAN_PRE_LOAD); }
+static void libs_after_load(void *ctx) { scan_maps(ctx, SCAN_AFTER_LOAD); }
+static void libs_after_call(void *ctx) { scan_maps(ctx, SCAN_AFTER_CALL); }
 
-/* dlopen as the solution sees it: the executable's exported definition wins symbol
- * lookup, so a solution's dlopen("libcublas.so") is recorded before it happens. */
-void *dlopen(const char *file, int mode)
+static json_t *list_json(char *const *list, int n)
 {
-    static void *(*real_dlopen)(const char *, int);
-    if (!real_dlopen)
-        real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-    if (file)
-        note_loaded(file);
-    void *h = real_dlopen(file, mode);
-    snapshot_libs();
-    return h;
-}
-
-void *dlmopen(Lmid_t lmid, const char *file, int mode)
-{
-    static void *(*real_dlmopen)(Lmid_t, const char *, int);
-    if (!real_dlmopen)
-        real_dlmopen = (void *(*)(Lmid_t, const char *, int))dlsym(RTLD_NEXT, "dlmopen");
-    if (file)
-        note_loaded(file);
-    void *h = real_dlmopen(lmid, file, mode);
-    snapshot_libs();
-    return h;
-}
-
-/* ---- cudalab_scratch, exported to solutions ---- */
-
-static void *g_scratch;
-static size_t g_scratch_bytes;
-
-void *cudalab_scratch(size_t bytes)
-{
-    if (bytes <= g_scratch_bytes && g_scratch)
-        return g_scratch;
-    if (g_scratch) {
-        be_sync();
-        be_free(g_scratch);
-    }
-    g_scratch = NULL;
-    g_scratch_bytes = 0;
-    size_t want = bytes + bytes / 4; /* grow with headroom, to avoid reallocating each call */
-    if (be_malloc(&g_scratch, want)) {
-        g_scratch = NULL;
-        return NULL;
-    }
-    g_scratch_bytes = want;
-    return g_scratch;
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(list[i]));
+    return a;
 }
 
 /* ---- main ---- */
@@ -129,9 +154,9 @@ void *cudalab_scratch(size_t bytes)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: cudalab-run --lab-yaml FILE --solution SO --mode test|bench|all [--seed N]\n"
-            "                   [--verdict-fd FD] [--quick] [--case NAME]...\n"
-            "The parent (cudalab) writes a nonce line on stdin. This program is not meant to be\n"
+            "usage: cudalab-run --lab-yaml FILE --solution SO --mode test|bench|all --verdict-fd FD\n"
+            "                   [--quick] [--case NAME]... [--sanitize TOOL --sanitize-log FILE]\n"
+            "The parent (cudalab) writes \"NONCE SEED\" on stdin. This program is not meant to be\n"
             "run by hand; use 'cudalab test' or 'cudalab bench'.\n");
 }
 
@@ -145,67 +170,84 @@ static json_t *device_json(const be_device *d)
                      "host", d->is_host);
 }
 
-static json_t *libs_json(void)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < g_nloaded; i++)
-        json_array_append_new(a, json_string(g_loaded[i]));
-    return a;
-}
-
 static int done(cl_verdict_out *vo, const char *status, const char *message)
 {
-    snapshot_libs();
+    if (g_libs.pid > 0)
+        scan_maps(&g_libs, SCAN_AFTER_CALL);
     json_t *o = json_pack("{s:s}", "status", status);
-    if (message)
+    if (message && *message)
         json_object_set_new(o, "message", json_string(message));
-    json_object_set_new(o, "libs_loaded", libs_json());
+    json_object_set_new(o, "libs_loaded", list_json(g_libs.loaded, g_libs.nloaded));
+    json_object_set_new(o, "libs_at_load", list_json(g_libs.at_load, g_libs.nat_load));
+    json_object_set_new(o, "code_foreign", list_json(g_libs.foreign, g_libs.nforeign));
     cl_verdict_emit(vo, "done", o);
     return 0;
 }
 
+/* The solution's process sits next to the judge. */
+static int exec_path(char *out, size_t n)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return -1;
+    self[len] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    snprintf(out, n, "%s/%s", self, be_exec_name);
+    return access(out, X_OK);
+}
+
 int main(int argc, char **argv)
 {
-    const char *yaml = NULL, *solution = NULL, *mode = "all";
-    unsigned long long seed = 1;
+    prctl(PR_SET_DUMPABLE, 0); /* nobody reads this process's memory, descriptors or environment */
+    /* every grader kernel loaded at start: loading one lazily while a sentinel spins can
+     * deadlock the context */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    const char *yaml = NULL, *solution = NULL, *mode = "all", *sanitize = NULL, *sanitize_log = NULL;
     int fd = -1, quick = 0, nonly = 0;
     const char **only = calloc((size_t)argc + 1, sizeof *only);
     static const struct option opts[] = {
         {"lab-yaml", required_argument, 0, 'y'}, {"solution", required_argument, 0, 's'},
-        {"mode", required_argument, 0, 'm'},     {"seed", required_argument, 0, 'S'},
-        {"verdict-fd", required_argument, 0, 'f'}, {"quick", no_argument, 0, 'q'},
-        {"case", required_argument, 0, 'c'},     {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"mode", required_argument, 0, 'm'},     {"verdict-fd", required_argument, 0, 'f'},
+        {"quick", no_argument, 0, 'q'},          {"case", required_argument, 0, 'c'},
+        {"sanitize", required_argument, 0, 'z'}, {"sanitize-log", required_argument, 0, 'L'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (ch) {
         case 'y': yaml = optarg; break;
         case 's': solution = optarg; break;
         case 'm': mode = optarg; break;
-        case 'S': seed = strtoull(optarg, NULL, 0); break;
         case 'f': fd = atoi(optarg); break;
         case 'q': quick = 1; break;
         case 'c': only[nonly++] = optarg; break;
+        case 'z': sanitize = optarg; break;
+        case 'L': sanitize_log = optarg; break;
         default: usage(); return 2;
         }
     }
-    if (!yaml || !solution || (strcmp(mode, "test") && strcmp(mode, "bench") && strcmp(mode, "all"))) {
+    int plan = !strcmp(mode, "plan");
+    if (!yaml || !solution || fd < 0 ||
+        (strcmp(mode, "test") && strcmp(mode, "bench") && strcmp(mode, "all") && !plan) ||
+        (sanitize && !sanitize_log)) {
         usage();
         return 2;
     }
-    /* the nonce: one line on stdin, then stdin is gone */
-    char nonce[80] = "-";
-    if (fd >= 0) {
-        if (!fgets(nonce, sizeof nonce, stdin)) {
-            fprintf(stderr, "cudalab-run: no nonce on stdin\n");
-            return 2;
-        }
-        nonce[strcspn(nonce, "\r\n")] = '\0';
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) {
-            dup2(devnull, STDIN_FILENO);
-            close(devnull);
-        }
+    /* the secrets: one line on stdin, then stdin is gone */
+    char line[160], nonce[80];
+    unsigned long long seed = 0;
+    if (!fgets(line, sizeof line, stdin) || sscanf(line, "%79s %llu", nonce, &seed) != 2) {
+        fprintf(stderr, "cudalab-run: expected \"NONCE SEED\" on stdin\n");
+        return 2;
+    }
+    memset(line, 0, sizeof line);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) {
+        dup2(devnull, STDIN_FILENO);
+        close(devnull);
     }
     cl_verdict_out vo;
     if (cl_verdict_open(&vo, fd, nonce)) {
@@ -220,45 +262,71 @@ int main(int argc, char **argv)
     const cl_checker *chk = cl_find_checker(lab.name);
     if (!chk) {
         char msg[256];
-        snprintf(msg, sizeof msg, "this runner has no checker for lab '%s'", lab.name);
+        snprintf(msg, sizeof msg, "this judge has no checker for lab '%s'", lab.name);
         return done(&vo, "error", msg);
     }
-
     be_device dev;
     if (be_init(&dev)) {
         char msg[1200];
         snprintf(msg, sizeof msg, "no GPU: %s", be_error());
         return done(&vo, "no_device", msg);
     }
-    cl_verdict_emit(&vo, "hello", json_pack("{s:o, s:s, s:I}", "device", device_json(&dev), "lab", lab.name,
-                                            "seed", (json_int_t)seed));
+    cl_verdict_emit(&vo, "hello", json_pack("{s:o, s:s}", "device", device_json(&dev), "lab", lab.name));
+    /* the budget is fixed now, before the solution's process exists */
+    size_t budget = (size_t)((double)dev.mem_free * 0.5);
 
-    /* everything loaded so far is ours; from here on, new objects are the solution's */
-    dl_iterate_phdr(collect_cb, (void *)1);
-    g_tracking = 1;
-    g_solution_path = solution;
-    void *so = dlopen(solution, RTLD_NOW | RTLD_LOCAL);
-    if (!so) {
-        const char *e = dlerror();
-        return done(&vo, "load_error", e ? e : "dlopen failed");
+    char exec[PATH_MAX], msg[1024];
+    if (exec_path(exec, sizeof exec)) {
+        snprintf(msg, sizeof msg, "the solution host %s is missing next to the judge", be_exec_name);
+        return done(&vo, "error", msg);
     }
-    dlerror();
-    void *entry = dlsym(so, lab.entry);
-    if (!entry) {
-        char msg[512];
-        snprintf(msg, sizeof msg,
-                 "the solution does not export '%s' (is it declared extern \"C\" with the lab's signature?)",
-                 lab.entry);
-        return done(&vo, "missing_symbol", msg);
+    const char *wrap[16] = {NULL};
+    char tool[PATH_MAX];
+    if (sanitize) {
+        if (cl_cuda_tool("compute-sanitizer", tool, sizeof tool))
+            return done(&vo, "error", "compute-sanitizer not found next to nvcc");
+        const char *w[] = {tool, "--tool", sanitize, "--error-exitcode", "86", "--print-limit", "20",
+                           "--log-file", sanitize_log, NULL};
+        memcpy(wrap, w, sizeof w);
     }
-    cl_engine_after_call = snapshot_libs;
-    cl_engine_opts o = {&lab, chk, entry, seed, strcmp(mode, "bench") != 0, strcmp(mode, "test") != 0, quick,
-                        nonly ? only : NULL};
-    int rc = cl_engine_run(&o, &dev, &vo);
-    done(&vo, rc ? "device_lost" : "ok", rc ? "the device became unusable after a CUDA error" : NULL);
+    /* the GPU protocol (go/done stream memory operations, globaltimer bracket) first; where
+     * it cannot complete a call of the exec's own kernel, before any student code exists,
+     * the host-clock protocol, and the report says the bound is the weaker one */
+    cl_link link;
+    for (int attempt = 0;; attempt++) {
+        if (cl_link_start(&link, exec, solution, lab.entry, sanitize ? wrap : NULL, sanitize != NULL, msg,
+                          sizeof msg)) {
+            cl_link_stop(&link);
+            return done(&vo, "error", msg);
+        }
+        if (cl_link_selftest(&link, msg, sizeof msg) == 0)
+            break;
+        cl_link_stop(&link);
+        if (attempt > 0 || !link.gated)
+            return done(&vo, "error", msg);
+        fprintf(stderr, "cudalab-run: note: the GPU bracket protocol failed here (%s); using the host clock\n", msg);
+        setenv("CUDALAB_UNGATED", "1", 1);
+    }
+    cl_verdict_emit(&vo, "clock", json_pack("{s:s}", "bound", link.gated ? "gpu" : "host"));
+    g_libs.pid = link.pid;
+    g_libs.solution = solution;
+    if (!realpath(solution, g_libs.solution_real))
+        g_libs.solution_real[0] = '\0';
+
+    cl_engine_opts o = {&lab,  chk,   &link, budget, seed, !plan && strcmp(mode, "bench") != 0,
+                        strcmp(mode, "test") != 0, quick, plan, nonly ? only : NULL, libs_after_load,
+                        libs_after_call, &g_libs, libs_before_load};
+    cl_engine_outcome out;
+    int rc = cl_engine_run(&o, &dev, &vo, &out);
+    static const char *const status[] = {[CL_ENGINE_OK] = "ok",
+                                         [CL_ENGINE_SOLUTION_LOST] = "solution_lost",
+                                         [CL_ENGINE_DEVICE_LOST] = "device_lost",
+                                         [CL_ENGINE_LOAD_ERROR] = "load_error",
+                                         [CL_ENGINE_MISSING_SYMBOL] = "missing_symbol",
+                                         [CL_ENGINE_JUDGE_ERROR] = "error"};
+    done(&vo, status[rc], rc ? out.message : NULL);
+    cl_link_stop(&link);
     fflush(stdout);
     fflush(stderr);
-    /* Skip the solution's destructors and atexit handlers: the verdict is written, and a
-     * solution that misbehaves at exit must not turn a finished run into a crash. */
     _exit(0);
 }

@@ -60,6 +60,7 @@ static void from_json(json_t *j, cl_ceilings *c)
     GETI(driver_version); GETI(runtime_version); GETI(cc_major); GETI(cc_minor); GETI(sms); GETI(clock_mhz);
     GETI(mem_clock_mhz); GETI(bus_width_bits); GETI(l2_bytes); GETI(smem_per_sm); GETI(fp16_gemm_n);
     GETF(copy_gbps); GETF(copy_kernel_gbps); GETF(memcpy_gbps); GETF(fp16_tflops); GETF(dram_peak_gbps);
+    GETF(read_gbps); GETF(write_gbps); GETF(write_kernel_gbps); GETF(memset_gbps);
 #undef GETI
 #undef GETF
     c->mem_total = (long long)json_integer_value(json_object_get(j, "mem_total"));
@@ -82,7 +83,10 @@ int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *, const 
     if (!refresh && cl_file_exists(c->cache_path)) {
         json_error_t je;
         json_t *j = json_load_file(c->cache_path, 0, &je);
-        if (j && json_number_value(json_object_get(j, "copy_gbps")) > 0) {
+        /* a cache written before the read-only and write-only ceilings existed is stale */
+        if (j && json_number_value(json_object_get(j, "copy_gbps")) > 0 &&
+            json_number_value(json_object_get(j, "read_gbps")) > 0 &&
+            json_number_value(json_object_get(j, "write_gbps")) > 0) {
             from_json(j, c);
             c->from_cache = 1;
             json_decref(j);
@@ -91,7 +95,7 @@ int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *, const 
         json_decref(j); /* unreadable cache: measure again */
     }
     if (progress)
-        progress(ctx, "measuring this GPU's ceilings (copy bandwidth, cuBLAS fp16) - once per GPU and driver");
+        progress(ctx, "measuring this GPU's ceilings (copy, read and write bandwidth, cuBLAS fp16) - once per GPU and driver");
     json_t *j;
     const char *args[] = {"--ceilings"};
     if (cl_probe_json(args, 1, 600, &j, err))

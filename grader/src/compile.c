@@ -185,10 +185,13 @@ int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err)
         if (o->arch_suffix && *o->arch_suffix && atoi(digits) >= 90)
             suffix = o->arch_suffix[0];
     }
-    snprintf(res->arch, sizeof res->arch, "sm_%s%s", digits, suffix ? (char[]){suffix, 0} : "");
+    /* --arch compute_XX: PTX only, which the driver JIT-compiles for the GPU it runs on (the
+     * GPU suite runs older architectures' code paths this way) */
+    const char *code = o->arch && !strncmp(o->arch, "compute_", 8) ? "compute" : "sm";
+    snprintf(res->arch, sizeof res->arch, "%s_%s%s", code, digits, suffix ? (char[]){suffix, 0} : "");
     char gencode[96];
-    snprintf(gencode, sizeof gencode, "arch=compute_%s%s,code=sm_%s%s", digits, suffix ? (char[]){suffix, 0} : "",
-             digits, suffix ? (char[]){suffix, 0} : "");
+    snprintf(gencode, sizeof gencode, "arch=compute_%s%s,code=%s_%s%s", digits, suffix ? (char[]){suffix, 0} : "",
+             code, digits, suffix ? (char[]){suffix, 0} : "");
 
     /* the cache key: everything that changes the output */
     char include_dir[CL_PATH_MAX], header[CL_PATH_MAX];

@@ -152,12 +152,13 @@ static int read_tolerance(cl_yaml *y, cl_ynode *n, cl_lab *lab, cl_err *err)
     return 0;
 }
 
+/* names: the numbers the mapping must have; allowed: every key it may have (NULL: names). */
 static int read_fractions(cl_yaml *y, cl_ynode *n, const char *what, const char *const *names,
-                          double *const *outs, int fraction, cl_err *err)
+                          const char *const *allowed, double *const *outs, int fraction, cl_err *err)
 {
     if (!cl_yaml_is_map(n))
         return cl_yaml_errf(y, n, err, "'%s' must be a mapping", what);
-    if (cl_yaml_check_keys(y, n, names, err))
+    if (cl_yaml_check_keys(y, n, allowed ? allowed : names, err))
         return -1;
     for (int i = 0; names[i]; i++) {
         cl_ynode *v = cl_yaml_need(y, n, names[i], err);
@@ -214,11 +215,13 @@ static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
     if (!(n = cl_yaml_need(y, root, "ceiling", err)) || cl_yaml_as_str(y, n, "ceiling", &s, err))
         return -1;
     if (!strcmp(s, "copy")) lab->ceiling = CL_CEIL_COPY;
+    else if (!strcmp(s, "read")) lab->ceiling = CL_CEIL_READ;
+    else if (!strcmp(s, "write")) lab->ceiling = CL_CEIL_WRITE;
     else if (!strcmp(s, "cublas")) lab->ceiling = CL_CEIL_CUBLAS;
     else if (!strcmp(s, "reference")) lab->ceiling = CL_CEIL_REFERENCE;
-    else return cl_yaml_errf(y, n, err, "ceiling must be copy, cublas or reference, not '%s'", s);
-    if (lab->ceiling == CL_CEIL_COPY && lab->metric != CL_METRIC_BANDWIDTH)
-        return cl_yaml_errf(y, n, err, "ceiling 'copy' goes with metric 'bandwidth'");
+    else return cl_yaml_errf(y, n, err, "ceiling must be copy, read, write, cublas or reference, not '%s'", s);
+    if (cl_ceiling_is_bandwidth(lab->ceiling) && lab->metric != CL_METRIC_BANDWIDTH)
+        return cl_yaml_errf(y, n, err, "ceiling '%s' goes with metric 'bandwidth'", s);
     if (lab->ceiling == CL_CEIL_CUBLAS && lab->metric != CL_METRIC_TFLOPS)
         return cl_yaml_errf(y, n, err, "ceiling 'cublas' goes with metric 'tflops'");
 
@@ -227,7 +230,7 @@ static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
     if ((n = cl_yaml_get(y, root, "timeout"))) {
         static const char *const tk[] = {"test", "bench", NULL};
         double *outs[] = {&lab->timeout_test_s, &lab->timeout_bench_s};
-        if (read_fractions(y, n, "timeout", tk, outs, 0, err))
+        if (read_fractions(y, n, "timeout", tk, NULL, outs, 0, err))
             return -1;
         if (lab->timeout_test_s < 1 || lab->timeout_bench_s < 1)
             return cl_yaml_errf(y, n, err, "timeouts must be at least 1 second");
@@ -269,14 +272,25 @@ static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
 
     static const char *const tiers[] = {"pass", "good", "excellent", NULL};
     double *touts[] = {&lab->tier_pass, &lab->tier_good, &lab->tier_excellent};
-    if (!(n = cl_yaml_need(y, root, "tiers", err)) || read_fractions(y, n, "tiers", tiers, touts, 1, err))
+    if (!(n = cl_yaml_need(y, root, "tiers", err)) || read_fractions(y, n, "tiers", tiers, NULL, touts, 1, err))
         return -1;
     if (!(lab->tier_pass > 0 && lab->tier_pass <= lab->tier_good && lab->tier_good <= lab->tier_excellent))
         return cl_yaml_errf(y, n, err, "tiers must satisfy 0 < pass <= good <= excellent");
     static const char *const weights[] = {"correctness", "pass", "good", "excellent", NULL};
+    static const char *const score_keys[] = {"correctness", "pass", "good", "excellent", "aggregate", NULL};
     double *wouts[] = {&lab->w_correct, &lab->w_pass, &lab->w_good, &lab->w_excellent};
-    if (!(n = cl_yaml_need(y, root, "score", err)) || read_fractions(y, n, "score", weights, wouts, 0, err))
+    if (!(n = cl_yaml_need(y, root, "score", err)) ||
+        read_fractions(y, n, "score", weights, score_keys, wouts, 0, err))
         return -1;
+    lab->aggregate = CL_AGG_GEOMEAN;
+    cl_ynode *agg = cl_yaml_get(y, n, "aggregate");
+    if (agg) {
+        if (cl_yaml_as_str(y, agg, "score.aggregate", &s, err))
+            return -1;
+        if (!strcmp(s, "slowest")) lab->aggregate = CL_AGG_SLOWEST;
+        else if (strcmp(s, "geomean"))
+            return cl_yaml_errf(y, agg, err, "score.aggregate must be geomean or slowest, not '%s'", s);
+    }
     if (!(lab->w_pass <= lab->w_good && lab->w_good <= lab->w_excellent))
         return cl_yaml_errf(y, n, err, "score weights must satisfy pass <= good <= excellent");
 
@@ -427,10 +441,14 @@ const char *cl_ceiling_name(cl_ceiling c)
 {
     switch (c) {
     case CL_CEIL_COPY: return "copy bandwidth";
+    case CL_CEIL_READ: return "read-only bandwidth";
+    case CL_CEIL_WRITE: return "write-only bandwidth";
     case CL_CEIL_CUBLAS: return "cuBLAS";
     default: return "reference";
     }
 }
+
+int cl_ceiling_is_bandwidth(cl_ceiling c) { return c == CL_CEIL_COPY || c == CL_CEIL_READ || c == CL_CEIL_WRITE; }
 
 double cl_lab_max_score(const cl_lab *lab) { return lab->w_correct + lab->w_excellent; }
 

@@ -273,6 +273,35 @@ int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
     return 0;
 }
 
+int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out, cl_err *err)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return cl_err_set(err, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        if (fd_pass >= 0 && fd_pass != 3) {
+            if (dup2(fd_pass, 3) < 0)
+                _exit(127);
+        } else if (fd_pass == 3) {
+            int flags = fcntl(3, F_GETFD);
+            fcntl(3, F_SETFD, flags & ~FD_CLOEXEC);
+        }
+        long maxfd = sysconf(_SC_OPEN_MAX);
+        if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
+        for (int fd = fd_pass >= 0 ? 4 : 3; fd < maxfd; fd++)
+            close(fd);
+        set_limit(RLIMIT_CORE, 0);
+        signal(SIGPIPE, SIG_DFL);
+        if (env)
+            environ = (char **)env;
+        execvp(argv[0], argv);
+        dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    *pid_out = (int)pid;
+    return 0;
+}
+
 int cl_proc_capture(char *const *argv, double timeout_s, size_t cap, char **out, cl_err *err)
 {
     cl_proc_opts o = {0};

@@ -71,6 +71,8 @@ static json_t *case_to_json(const cl_case_result *c)
         }
         set_str(b, "tier", c->tier);
         json_object_set_new(b, "off_stream", json_boolean(c->off_stream));
+        if (c->off_stream_why)
+            json_object_set_new(b, "off_stream_why", json_string(c->off_stream_why));
         json_object_set_new(o, "bench", b);
     } else if (!c->bench) {
         set_num(o, "ms", c->ms);
@@ -109,9 +111,25 @@ json_t *cl_result_to_json(const cl_result *r)
         set_str(d, "uuid", r->gpu_uuid);
         if (r->copy_gbps > 0)
             set_num(d, "copy_gbps", r->copy_gbps);
+        if (r->read_gbps > 0)
+            set_num(d, "read_gbps", r->read_gbps);
+        if (r->write_gbps > 0)
+            set_num(d, "write_gbps", r->write_gbps);
         if (r->fp16_tflops > 0)
             set_num(d, "fp16_tflops", r->fp16_tflops);
         json_object_set_new(o, "device", d);
+    }
+    if (r->did_bench && r->tier) {
+        /* how the bench cases became the score (docs/grading-policy.md) */
+        json_t *p = json_object();
+        set_str(p, "ceiling", cl_ceiling_name((cl_ceiling)r->ceiling));
+        set_str(p, "aggregate", r->aggregate == CL_AGG_SLOWEST ? "slowest" : "geomean");
+        set_num(p, "fraction", r->perf_fraction);
+        set_num(p, "points", r->perf_points);
+        set_str(p, "tier", r->tier);
+        if (r->limiting_case >= 0 && r->limiting_case < r->ncases)
+            set_str(p, "limited_by", r->cases[r->limiting_case].name);
+        json_object_set_new(o, "performance", p);
     }
     json_t *cases = json_array();
     for (int i = 0; i < r->ncases; i++)
@@ -177,6 +195,8 @@ void cl_case_from_json(json_t *c, cl_case_result *cr)
     cr->runs = (int)json_integer_value(json_object_get(b, "runs"));
     cr->batches = (int)json_integer_value(json_object_get(b, "batches"));
     cr->off_stream = json_is_true(json_object_get(b, "off_stream"));
+    const char *why = json_string_value(json_object_get(b, "off_stream_why"));
+    cr->off_stream_why = why ? strdup(why) : NULL;
     cr->median_ms = jnum(b, "median_ms");
     cr->min_ms = jnum(b, "min_ms");
     cr->max_ms = jnum(b, "max_ms");
@@ -233,6 +253,8 @@ void cl_result_from_json(json_t *j, cl_result *r)
     if ((s = json_string_value(json_object_get(dev, "name"))))
         snprintf(r->gpu, sizeof r->gpu, "%s", s);
     r->copy_gbps = jnum(dev, "copy_gbps");
+    r->read_gbps = jnum(dev, "read_gbps");
+    r->write_gbps = jnum(dev, "write_gbps");
     r->fp16_tflops = jnum(dev, "fp16_tflops");
     r->output = jdup(j, "output");
     r->sanitizer = jdup(j, "sanitizer");
@@ -244,6 +266,22 @@ void cl_result_from_json(json_t *j, cl_result *r)
         if (r->ncases >= CL_MAX_CASES)
             break;
         cl_case_from_json(c, &r->cases[r->ncases++]);
+    }
+    json_t *perf = json_object_get(j, "performance");
+    if (perf) {
+        r->did_bench = 1;
+        r->perf_fraction = jnum(perf, "fraction");
+        r->perf_points = jnum(perf, "points");
+        const char *agg = json_string_value(json_object_get(perf, "aggregate"));
+        r->aggregate = agg && !strcmp(agg, "slowest") ? CL_AGG_SLOWEST : CL_AGG_GEOMEAN;
+        const char *ceil = json_string_value(json_object_get(perf, "ceiling"));
+        for (int k = CL_CEIL_COPY; k <= CL_CEIL_WRITE && ceil; k++)
+            if (!strcmp(ceil, cl_ceiling_name((cl_ceiling)k)))
+                r->ceiling = k;
+        const char *lim = json_string_value(json_object_get(perf, "limited_by"));
+        for (int k = 0; k < r->ncases && lim; k++)
+            if (r->cases[k].name && !strcmp(r->cases[k].name, lim))
+                r->limiting_case = k;
     }
 }
 
@@ -283,6 +321,22 @@ static void print_output_tail(const cl_result *r, FILE *f)
         fprintf(f, "    %.*s\n", n, p);
         p += n + (eol ? 1 : 0);
     }
+}
+
+/* One line: the aggregated fraction, the points it earned, and the case that holds the
+ * score down (the slowest one below the excellent tier). */
+static void print_perf_summary(const cl_result *r, FILE *f)
+{
+    const char *D = cl_c(f, CL_DIM), *Z = cl_c0(f);
+    fprintf(f, "    %s%s:%s %.1f%% of %s", D, r->aggregate == CL_AGG_SLOWEST ? "slowest case" : "geometric mean", Z,
+            r->perf_fraction * 100, cl_ceiling_name((cl_ceiling)r->ceiling));
+    if (r->perf_points > 0 || r->score > 0)
+        fprintf(f, " -> %.1f performance points", r->perf_points);
+    if (r->limiting_case >= 0 && r->limiting_case < r->ncases) {
+        const cl_case_result *c = &r->cases[r->limiting_case];
+        fprintf(f, "; held down by '%s' (%.1f%%, %s)", c->name, c->fraction * 100, c->tier ? c->tier : "-");
+    }
+    fputc('\n', f);
 }
 
 void cl_report_text(const cl_result *r, FILE *f, int verbose)
@@ -333,8 +387,10 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
             continue;
         if (!header) {
             fprintf(f, CL_T("  performance  %s"), r->gpu);
-            if (r->copy_gbps > 0)
-                fprintf(f, CL_T(" %s(copy bandwidth %.0f GB/s)%s"), D, r->copy_gbps, Z);
+            double bw = r->ceiling == CL_CEIL_READ ? r->read_gbps : r->ceiling == CL_CEIL_WRITE ? r->write_gbps
+                                                                                               : r->copy_gbps;
+            if (bw > 0 && (r->ceiling == CL_CEIL_COPY || r->ceiling == CL_CEIL_READ || r->ceiling == CL_CEIL_WRITE))
+                fprintf(f, " %s(%s %.0f GB/s)%s", D, CL_T(cl_ceiling_name((cl_ceiling)r->ceiling)), bw, Z);
             /* the column titles padded by display width, so Chinese titles align with the rows */
             const char *titles[] = {CL_T("case"), CL_T("median [min - max] ms"), CL_T("metric"), CL_T("of ceiling"),
                                     CL_T("vs ref")};
@@ -364,6 +420,8 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
         if (c->scaled)
             fprintf(f, "      %s%s%s\n", D, c->scaled, Z);
     }
+    if (header && r->tier)
+        print_perf_summary(r, f);
     if (!cl_verdict_ok(r->verdict) && r->verdict != CL_V_COMPILE_ERROR)
         print_output_tail(r, f);
     if (!r->did_test && r->verdict == CL_V_CORRECT) { /* cudalab compile */

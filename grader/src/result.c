@@ -6,29 +6,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[] = {
-    [CL_V_ERROR] = "error",           [CL_V_NO_DEVICE] = "no_device",
-    [CL_V_COMPILE_ERROR] = "compile_error", [CL_V_MISSING_SYMBOL] = "missing_symbol",
-    [CL_V_BANNED] = "banned",         [CL_V_CRASH] = "crash",
-    [CL_V_TIMEOUT] = "timeout",       [CL_V_CUDA_ERROR] = "cuda_error",
-    [CL_V_OUT_OF_BOUNDS] = "out_of_bounds", [CL_V_WRONG] = "wrong",
-    [CL_V_SANITIZER] = "sanitizer",   [CL_V_OFF_STREAM] = "off_stream",
-    [CL_V_CORRECT] = "correct",       [CL_V_SLOW] = "slow",
-    [CL_V_PASS] = "pass",             [CL_V_GOOD] = "good",
-    [CL_V_EXCELLENT] = "excellent",
+/* The one table of verdicts: every part of cudalab (the judge's case statuses, grading,
+ * reports, the CLI's exit codes) reads it. */
+static const cl_verdict_info table[] = {
+    [CL_V_ERROR] = {"error", CL_FAULT_CUDALAB, 4, "cudalab could not grade it (not your fault; it is regraded)"},
+    [CL_V_NO_DEVICE] = {"no_device", CL_FAULT_ENVIRONMENT, 3, "compiled; there is no GPU here to run it"},
+    [CL_V_COMPILE_ERROR] = {"compile_error", CL_FAULT_SOLUTION, 1, "nvcc could not compile it"},
+    [CL_V_MISSING_SYMBOL] = {"missing_symbol", CL_FAULT_SOLUTION, 1, "the entry point is not exported"},
+    [CL_V_BANNED] = {"banned", CL_FAULT_SOLUTION, 1, "it uses a header or library this lab does not allow"},
+    [CL_V_CRASH] = {"crash", CL_FAULT_SOLUTION, 1, "its process died, exited or broke the protocol"},
+    [CL_V_TIMEOUT] = {"timeout", CL_FAULT_SOLUTION, 1, "it did not finish in time"},
+    [CL_V_CUDA_ERROR] = {"cuda_error", CL_FAULT_SOLUTION, 1, "a CUDA error while its code ran"},
+    [CL_V_OUT_OF_BOUNDS] = {"out_of_bounds", CL_FAULT_SOLUTION, 1, "it wrote outside its outputs or into its inputs"},
+    [CL_V_WRONG] = {"wrong", CL_FAULT_SOLUTION, 1, "an output is wrong"},
+    [CL_V_SANITIZER] = {"sanitizer", CL_FAULT_SOLUTION, 1, "compute-sanitizer found errors"},
+    [CL_V_OFF_STREAM] = {"off_stream", CL_FAULT_SOLUTION, 1, "GPU work outside the call, or a clock that disagrees"},
+    [CL_V_CORRECT] = {"correct", CL_FAULT_NONE, 0, "every correctness case passed"},
+    [CL_V_SLOW] = {"slow", CL_FAULT_SOLUTION, 1, "correct, below the pass tier"},
+    [CL_V_PASS] = {"pass", CL_FAULT_NONE, 0, "correct, pass tier"},
+    [CL_V_GOOD] = {"good", CL_FAULT_NONE, 0, "correct, good tier"},
+    [CL_V_EXCELLENT] = {"excellent", CL_FAULT_NONE, 0, "correct, excellent tier"},
 };
 
-const char *cl_verdict_name(cl_verdict v)
+const cl_verdict_info *cl_verdict_info_of(cl_verdict v)
 {
-    return (unsigned)v < sizeof names / sizeof names[0] && names[v] ? names[v] : "error";
+    return (unsigned)v < sizeof table / sizeof table[0] && table[v].name ? &table[v] : &table[CL_V_ERROR];
 }
+
+const char *cl_verdict_name(cl_verdict v) { return cl_verdict_info_of(v)->name; }
 
 cl_verdict cl_verdict_from_name(const char *name)
 {
-    for (size_t k = 0; name && k < sizeof names / sizeof names[0]; k++)
-        if (names[k] && !strcmp(names[k], name))
+    for (size_t k = 0; name && k < sizeof table / sizeof table[0]; k++)
+        if (table[k].name && !strcmp(table[k].name, name))
             return (cl_verdict)k;
     return CL_V_ERROR;
+}
+
+cl_verdict cl_verdict_of_case(const char *status)
+{
+    if (!status)
+        return CL_V_ERROR;
+    if (!strcmp(status, "pass"))
+        return CL_V_CORRECT;
+    cl_verdict v = cl_verdict_from_name(status);
+    return v > CL_V_NO_DEVICE && v < CL_V_CORRECT ? v : CL_V_ERROR;
 }
 
 int cl_verdict_ok(cl_verdict v) { return v >= CL_V_CORRECT; }
@@ -37,6 +59,7 @@ void cl_result_init(cl_result *r)
 {
     memset(r, 0, sizeof *r);
     r->tensor_cores = -1;
+    r->limiting_case = -1;
 }
 
 void cl_result_set(cl_result *r, cl_verdict v, const char *fmt, ...)
@@ -60,6 +83,13 @@ static void free_case(cl_case_result *c)
     free(c->shape);
     free(c->scaled);
     free(c->items_unit);
+    free(c->off_stream_why);
+}
+
+void cl_case_result_clear(cl_case_result *c)
+{
+    free_case(c);
+    memset(c, 0, sizeof *c);
 }
 
 void cl_result_free(cl_result *r)

@@ -1,6 +1,7 @@
-/* score.c: metrics, fractions of the ceiling, tiers, points. */
+/* score.c: metrics, fractions of the ceiling, tiers, points (docs/grading-policy.md). */
 #include "grader/score.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *cl_tier_for(const cl_lab *lab, double f)
@@ -11,18 +12,45 @@ const char *cl_tier_for(const cl_lab *lab, double f)
     return "slow";
 }
 
-static int tier_rank(const char *t)
+double cl_lab_bandwidth(const cl_lab *lab, const cl_result *r)
 {
-    if (!t) return -1;
-    if (!strcmp(t, "excellent")) return 3;
-    if (!strcmp(t, "good")) return 2;
-    if (!strcmp(t, "pass")) return 1;
-    return 0;
+    switch (lab->ceiling) {
+    case CL_CEIL_COPY: return r->copy_gbps;
+    case CL_CEIL_READ: return r->read_gbps;
+    case CL_CEIL_WRITE: return r->write_gbps;
+    default: return 0;
+    }
 }
 
-void cl_score_bench(const cl_lab *lab, cl_result *r, double copy_gbps)
+/* Linear from (x0, y0) to (x1, y1), at x; y1 when the segment has no width. */
+static double lerp(double x, double x0, double y0, double x1, double y1)
 {
-    const char *overall = NULL;
+    return x1 > x0 ? y0 + (y1 - y0) * (x - x0) / (x1 - x0) : y1;
+}
+
+double cl_perf_points(const cl_lab *lab, double f)
+{
+    if (!(f > 0))
+        return 0;
+    if (f >= lab->tier_excellent)
+        return lab->w_excellent;
+    if (f >= lab->tier_good)
+        return lerp(f, lab->tier_good, lab->w_good, lab->tier_excellent, lab->w_excellent);
+    if (f >= lab->tier_pass)
+        return lerp(f, lab->tier_pass, lab->w_pass, lab->tier_good, lab->w_good);
+    return lerp(f, 0, 0, lab->tier_pass, lab->w_pass);
+}
+
+void cl_score_bench(const cl_lab *lab, cl_result *r)
+{
+    double bandwidth = cl_lab_bandwidth(lab, r);
+    double log_sum = 0, slowest = 0;
+    int counted = 0;
+    r->limiting_case = -1;
+    r->perf_fraction = 0;
+    r->tier = NULL;
+    r->ceiling = (int)lab->ceiling;
+    r->aggregate = (int)lab->aggregate;
     for (int i = 0; i < r->ncases; i++) {
         cl_case_result *c = &r->cases[i];
         if (!c->bench || c->median_ms <= 0)
@@ -37,7 +65,13 @@ void cl_score_bench(const cl_lab *lab, cl_result *r, double copy_gbps)
         if (c->ref_ms > 0)
             c->ref_ratio = c->ref_ms / c->median_ms;
         switch (lab->ceiling) {
-        case CL_CEIL_COPY: c->ceiling = copy_gbps; break;
+        case CL_CEIL_COPY:
+        case CL_CEIL_READ:
+        case CL_CEIL_WRITE:
+            /* a report re-scored without this GPU's figure keeps the ceiling it was graded with */
+            if (bandwidth > 0)
+                c->ceiling = bandwidth;
+            break;
         case CL_CEIL_CUBLAS: break; /* set per shape by the grader */
         case CL_CEIL_REFERENCE:
             /* the reference's metric in the same run; for time, smaller is better */
@@ -51,24 +85,45 @@ void cl_score_bench(const cl_lab *lab, cl_result *r, double copy_gbps)
         else
             c->fraction = 0;
         c->tier = c->ceiling > 0 ? cl_tier_for(lab, c->fraction) : NULL;
-        if (c->tier && (!overall || tier_rank(c->tier) < tier_rank(overall)))
-            overall = c->tier;
+        if (!c->tier)
+            continue;
+        /* beyond the excellent tier there is nothing left to earn: a case far above it
+         * cannot buy back a slow one */
+        double capped = fmin(c->fraction, lab->tier_excellent);
+        if (capped <= 0)
+            capped = 1e-9; /* a case too fast to time at all is not faster than anything */
+        log_sum += log(capped);
+        if (!counted || capped < slowest) {
+            slowest = capped;
+            if (capped < lab->tier_excellent)
+                r->limiting_case = i;
+        }
+        counted++;
     }
-    r->tier = overall;
+    if (!counted)
+        return;
+    r->perf_fraction = lab->aggregate == CL_AGG_SLOWEST ? slowest : exp(log_sum / counted);
+    if (r->perf_fraction > lab->tier_excellent) /* rounding of exp(log) */
+        r->perf_fraction = lab->tier_excellent;
+    r->tier = cl_tier_for(lab, r->perf_fraction);
 }
 
 void cl_score_total(const cl_lab *lab, cl_result *r)
 {
     r->max_score = cl_lab_max_score(lab);
     r->score = 0;
+    r->perf_points = 0;
     if (r->total > 0)
         r->score = lab->w_correct * (double)r->passed / (double)r->total;
     if (r->passed != r->total || r->total == 0 || !r->did_bench || r->verdict < CL_V_CORRECT)
         return;
     if (!r->tier)
         return;
-    if (!strcmp(r->tier, "excellent")) { r->score += lab->w_excellent; r->verdict = CL_V_EXCELLENT; }
-    else if (!strcmp(r->tier, "good")) { r->score += lab->w_good; r->verdict = CL_V_GOOD; }
-    else if (!strcmp(r->tier, "pass")) { r->score += lab->w_pass; r->verdict = CL_V_PASS; }
+    /* points grow continuously with the aggregated fraction; shown to one decimal */
+    r->perf_points = round(cl_perf_points(lab, r->perf_fraction) * 10) / 10;
+    r->score += r->perf_points;
+    if (!strcmp(r->tier, "excellent")) r->verdict = CL_V_EXCELLENT;
+    else if (!strcmp(r->tier, "good")) r->verdict = CL_V_GOOD;
+    else if (!strcmp(r->tier, "pass")) r->verdict = CL_V_PASS;
     else r->verdict = CL_V_SLOW;
 }

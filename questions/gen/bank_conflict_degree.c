@@ -5,6 +5,7 @@
  * a warp's request is served in 128-byte phases (32 threads for <= 4-byte elements, 16
  * for 8-byte, 8 for 16-byte); threads reading the same 4-byte word are served by one
  * broadcast. The degree is the most distinct words one bank delivers in one phase. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "genutil.h"
@@ -110,7 +111,10 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
                                      "    %s v = tile[threadIdx.x][col];  // a warp reads one column",
                                   ty, 32 + pad,
                                   pad ? cl_arena_printf(a, "32 columns + %d of padding", pad) : "no padding", ty);
-        code_zh = code_en;
+        code_zh = cl_arena_printf(a, "__shared__ %s tile[32][%d];  // %s\n"
+                                     "    %s v = tile[threadIdx.x][col];  // 一个线程束读取一整列",
+                                  ty, 32 + pad,
+                                  pad ? cl_arena_printf(a, "32 列 + %d 列填充", pad) : "无填充", ty);
     } else {
         code_en = cl_arena_printf(a, "__shared__ %s s[4096];\n    %s v = s[threadIdx.x * %d];", ty, ty, stride);
         code_zh = code_en;
@@ -126,8 +130,8 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         "What is n in the resulting n-way bank conflict? (1 = conflict-free)",
         code_en, model_en);
     q->prompt.zh = cl_arena_printf(a,
-        "一个 warp（threadIdx.x = 0..31）执行：\n\n    %s\n\n%s\n"
-        "这次访问是几路（n-way）bank 冲突？请填 n（1 表示无冲突）。",
+        "一个 warp（线程束，threadIdx.x = 0..31）执行：\n\n    %s\n\n%s\n"
+        "这次访问是几路（n-way）bank 冲突（存储体冲突）？请填 n（1 表示无冲突）。",
         code_zh, model_zh);
 
     int word_stride_x4 = stride * elem; /* bytes between consecutive threads */
@@ -173,6 +177,44 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             bc.degree, bc.wavefronts, bc.phases, fix_zh);
     }
     cl_gen_numeric(q, bc.degree, 0, 0, "");
+    cl_gen_params(q, 2, (double[]){elem, stride});
+    return 0;
+}
+
+/* Lint's recomputation: every (bank, word) pair a phase touches, sorted; the degree is
+ * the longest run of one bank among the distinct pairs. */
+static int cmp_pair(const void *x, const void *y)
+{
+    const long *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static int recompute(const cl_question *q, double *answer)
+{
+    if (q->nparams != 2)
+        return -1;
+    int elem = (int)q->params[0], stride = (int)q->params[1];
+    int per_phase = elem <= 4 ? 32 : 128 / elem, degree = 0;
+    for (int p0 = 0; p0 < 32; p0 += per_phase) {
+        long pairs[32 * 4][2];
+        int n = 0;
+        for (int t = p0; t < p0 + per_phase; t++)
+            for (long byte = (long)t * stride * elem; byte < (long)t * stride * elem + elem; byte += 4) {
+                pairs[n][0] = (byte / 4) % 32;
+                pairs[n][1] = byte / 4;
+                n++;
+            }
+        qsort(pairs, (size_t)n, sizeof pairs[0], cmp_pair);
+        int run = 0;
+        for (int i = 0; i < n; i++) {
+            if (i && pairs[i][0] == pairs[i - 1][0] && pairs[i][1] == pairs[i - 1][1])
+                continue; /* the same word: a broadcast */
+            run = i && pairs[i][0] == pairs[i - 1][0] ? run + 1 : 1;
+            if (run > degree)
+                degree = run;
+        }
+    }
+    *answer = degree;
     return 0;
 }
 
@@ -180,4 +222,5 @@ const cl_family cl_family_bank_conflict_degree = {
     "bank_conflict_degree",
     "n-way shared-memory bank conflict for a stride and element size",
     generate,
+    recompute,
 };

@@ -62,6 +62,20 @@ static const char *ctype(int elem)
     }
 }
 
+/* The code of the prompt with its comments in Chinese. */
+static const char *code_zh(cl_arena *a, const char *code)
+{
+    static const char *const from[] = {"// in is 256-byte aligned", " bytes, array 256-byte aligned"};
+    static const char *const to[] = {"// in 按 256 字节对齐", " 字节，数组按 256 字节对齐"};
+    const char *out = code;
+    for (int i = 0; i < 2; i++) {
+        const char *hit = strstr(out, from[i]);
+        if (hit)
+            out = cl_arena_printf(a, "%.*s%s%s", (int)(hit - out), out, to[i], hit + strlen(from[i]));
+    }
+    return out;
+}
+
 static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
 {
     cl_rng r;
@@ -126,8 +140,8 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         "Global memory is moved in 32-byte sectors. How many sectors does this one load "
         "instruction touch?", code);
     q->prompt.zh = cl_arena_printf(a,
-        "一个完整的 warp（threadIdx.x = 0..31）执行：\n\n    %s\n\n"
-        "全局内存以 32 字节的 sector 为单位传输。这一条加载指令会访问多少个 sector？", code);
+        "一个完整的 warp（线程束，threadIdx.x = 0..31）执行：\n\n    %s\n\n"
+        "全局内存以 32 字节的 sector 为单位传输。这一条加载指令会访问多少个 sector？", code_zh(a, code));
     q->explanation.en = cl_arena_printf(a,
         "Thread t reads %d bytes at byte %ld + t*%ld. The 32 addresses fall into %d distinct "
         "32-byte sectors (%d distinct 128-byte lines). The warp asks for %d bytes and %d bytes "
@@ -148,6 +162,27 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         : "跨步或结构体数组（AoS）访问浪费了每个 sector 的大部分；改成数组结构体（SoA）布局"
           "（或经共享内存中转）即可合并。");
     cl_gen_numeric(q, c.sectors, 0, 0, "sectors");
+    cl_gen_params(q, 3, (double[]){elem, (double)stride, (double)offset});
+    return 0;
+}
+
+/* Lint's recomputation: mark the sector of every byte the warp reads. */
+static int recompute(const cl_question *q, double *answer)
+{
+    if (q->nparams != 3)
+        return -1;
+    long elem = (long)q->params[0], stride = (long)q->params[1], offset = (long)q->params[2];
+    long last = offset + 31 * stride + elem;
+    unsigned char *hit = calloc((size_t)(last / 32 + 1), 1);
+    if (!hit)
+        return -1;
+    int sectors = 0;
+    for (int t = 0; t < 32; t++)
+        for (long b = offset + t * stride; b < offset + t * stride + elem; b++)
+            if (!hit[b / 32]++)
+                sectors++;
+    free(hit);
+    *answer = sectors;
     return 0;
 }
 
@@ -155,4 +190,5 @@ const cl_family cl_family_coalesced_transactions = {
     "coalesced_transactions",
     "32-byte sectors one warp's load touches, for a stride, offset and element size",
     generate,
+    recompute,
 };

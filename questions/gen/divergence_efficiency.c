@@ -98,14 +98,17 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         ? cl_arena_printf(a, "if (%s) { /* %d instructions */ } else { /* %d instructions */ }", cond,
                           cost_if, cost_else)
         : cl_arena_printf(a, "if (%s) { /* %d instructions */ }   // no else", cond, cost_if);
+    const char *code_zh = cost_else
+        ? cl_arena_printf(a, "if (%s) { /* %d 条指令 */ } else { /* %d 条指令 */ }", cond, cost_if, cost_else)
+        : cl_arena_printf(a, "if (%s) { /* %d 条指令 */ }   // 没有 else", cond, cost_if);
     q->prompt.en = cl_arena_printf(a,
         "A block of %d threads (%d warp%s) runs:\n\n    %s\n\nWhat is the SIMT efficiency of this "
         "branch, in percent: lane-instructions doing useful work / (32 x warp-instructions issued)?",
         threads, threads / 32, threads == 32 ? "" : "s", code);
     q->prompt.zh = cl_arena_printf(a,
-        "一个 %d 线程的线程块（%d 个 warp）执行：\n\n    %s\n\n这个分支的 SIMT 效率是百分之多少："
-        "有效的 lane 指令数 / (32 x 发射的 warp 指令数)？",
-        threads, threads / 32, code);
+        "一个 %d 线程的线程块（%d 个 warp，即线程束）执行：\n\n    %s\n\n这个分支的 SIMT 效率是百分之多少："
+        "有效的 lane 指令数 / (32 x 发射的线程束指令数)？",
+        threads, threads / 32, code_zh);
     q->explanation.en = cl_arena_printf(a,
         "%d of %d warp%s diverge%s. A warp whose lanes all agree issues only its own path; a "
         "divergent warp issues every path that some lane takes, one after the other, with the other "
@@ -116,13 +119,41 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         kind == COND_WARP_ALIGNED ? " The condition is uniform within each warp, so nothing diverges: "
                                     "branching on warp-aligned ranges is free." : "");
     q->explanation.zh = cl_arena_printf(a,
-        "%d 个 warp 中有 %d 个发生分歧。lane 条件一致的 warp 只执行自己的那条路径；发生分歧的 warp "
-        "会先后执行每条有 lane 要走的路径，其余 lane 被屏蔽——它不会被拆成两个 warp。发射：%ld 条 warp 指令 = "
+        "%d 个线程束中有 %d 个发生发散（线程束分化）。lane 条件一致的线程束只执行自己的那条路径；发散的线程束"
+        "会先后执行每条有 lane 要走的路径，其余 lane 被屏蔽——它不会被拆成两个线程束。发射：%ld 条线程束指令 = "
         "%ld 个 lane 槽位；有效：%ld。效率 = %ld / %ld = %.1f%%。%s",
         threads / 32, dv.divergent_warps, dv.issued, dv.issued * 32, dv.useful, dv.useful,
         dv.issued * 32, dv.percent,
-        kind == COND_WARP_ALIGNED ? "条件在每个 warp 内一致，所以没有分歧：按 warp 对齐的范围分支是零代价的。" : "");
+        kind == COND_WARP_ALIGNED ? "条件在每个线程束内一致，所以没有发散：按线程束对齐的范围分支是零代价的。" : "");
     cl_gen_numeric(q, dv.percent, 0.5, 0, "%");
+    cl_gen_params(q, 5, (double[]){threads, kind, c, cost_if, cost_else});
+    return 0;
+}
+
+/* Lint's recomputation: step through each warp's issued instructions, counting the
+ * lanes active in each. */
+static int recompute(const cl_question *q, double *answer)
+{
+    if (q->nparams != 5)
+        return -1;
+    int threads = (int)q->params[0], kind = (int)q->params[1], c = (int)q->params[2];
+    int cost[2] = {(int)q->params[3], (int)q->params[4]};
+    long slots = 0, active = 0;
+    for (int w = 0; w < threads / 32; w++)
+        for (int path = 0; path < 2; path++) {
+            int lanes = 0;
+            for (int l = 0; l < 32; l++) {
+                int t = w * 32 + l;
+                int takes = kind == COND_LESS ? t < c : kind == COND_MOD ? t % c == 0
+                          : kind == COND_WARP_ALIGNED ? (t / 32) % 2 == 0 : (t / 16) % 2 == 0;
+                lanes += path == 0 ? takes : !takes;
+            }
+            for (int i = 0; lanes && i < cost[path]; i++) {
+                slots += 32;
+                active += lanes;
+            }
+        }
+    *answer = slots ? 100.0 * active / slots : 100.0;
     return 0;
 }
 
@@ -130,4 +161,5 @@ const cl_family cl_family_divergence_efficiency = {
     "divergence_efficiency",
     "SIMT efficiency of an if/else on threadIdx.x (threshold, modulo, warp-aligned)",
     generate,
+    recompute,
 };

@@ -22,6 +22,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     const int d = q->difficulty;
     long answer;
     const char *unit;
+    double params[5] = {0};
     if (d <= 2) {
         static const int blocks[] = {128, 256, 512, 1024};
         int block = cl_gen_pick(&r, blocks, CL_NELEMS(blocks));
@@ -32,6 +33,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             per = cl_gen_pick(&r, pers, CL_NELEMS(pers));
         }
         answer = cl_grid_blocks(n, block, per);
+        params[0] = 0, params[1] = (double)n, params[2] = block, params[3] = per;
         unit = "blocks";
         q->prompt.en = cl_arena_printf(a, "A kernel processes n = %ld elements with %d threads per block%s. "
                                           "How many blocks must the 1D grid have (the fewest that cover n)?",
@@ -51,6 +53,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         int k = (int)cl_rng_below(&r, 4);
         int w = cl_rng_range(&r, 300, 4000), h = cl_rng_range(&r, 200, 3000);
         long gx = cl_grid_blocks(w, bx[k], 1), gy = cl_grid_blocks(h, by[k], 1);
+        params[0] = d == 3 ? 1 : 2, params[1] = w, params[2] = h, params[3] = bx[k], params[4] = by[k];
         const char *launch_en = cl_arena_printf(a, "An image of %d x %d pixels (width x height) is processed "
                                                    "one pixel per thread with dim3 block(%d, %d) and the "
                                                    "smallest grid that covers it.", w, h, bx[k], by[k]);
@@ -88,6 +91,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         long need = cl_grid_blocks(n, block, 1);
         long grid = need < (long)sms * k ? need : (long)sms * k;
         long stride = grid * block;
+        params[0] = 3, params[1] = (double)n, params[2] = sms, params[3] = k;
         answer = (n + stride - 1) / stride;
         unit = "iterations";
         q->prompt.en = cl_arena_printf(a,
@@ -112,6 +116,38 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             n, need, sms, k, sms * k, grid, grid, stride, stride, stride, n, n, stride, answer);
     }
     cl_gen_numeric(q, (double)answer, 0, 0, unit);
+    cl_gen_params(q, 5, params);
+    return 0;
+}
+
+/* Lint's recomputation by counting: add blocks until n is covered; walk the 2D grid;
+ * step thread 0 through its grid-stride loop. */
+static int recompute(const cl_question *q, double *answer)
+{
+    if (q->nparams != 5)
+        return -1;
+    const double *p = q->params;
+    long count = 0;
+    if (p[0] == 0) {
+        for (long covered = 0; covered < (long)p[1]; covered += (long)p[2] * (long)p[3])
+            count++;
+    } else if (p[0] <= 2) {
+        long w = (long)p[1], h = (long)p[2], bx = (long)p[3], by = (long)p[4], blocks = 0, idle = 0;
+        for (long y0 = 0; y0 < h; y0 += by)
+            for (long x0 = 0; x0 < w; x0 += bx) {
+                blocks++;
+                long in_x = w - x0 < bx ? w - x0 : bx, in_y = h - y0 < by ? h - y0 : by;
+                idle += bx * by - in_x * in_y;
+            }
+        count = p[0] == 1 ? blocks : idle;
+    } else {
+        long n = (long)p[1], blocks = 0;
+        for (long covered = 0; covered < n && blocks < (long)p[2] * (long)p[3]; covered += 256)
+            blocks++;
+        for (long i = 0; i < n; i += blocks * 256)
+            count++;
+    }
+    *answer = (double)count;
     return 0;
 }
 
@@ -119,4 +155,5 @@ const cl_family cl_family_grid_size = {
     "grid_size",
     "grid size for a problem: 1D blocks, 2D blocks, idle threads, grid-stride iterations",
     generate,
+    recompute,
 };

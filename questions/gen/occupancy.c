@@ -82,7 +82,7 @@ int cl_occupancy_calc(const cl_arch *a, int threads, int regs, int smem, cl_occu
 
 static const char *limiter_zh(const char *l)
 {
-    if (!strcmp(l, "warps")) return "每 SM 的 warp 上限";
+    if (!strcmp(l, "warps")) return "每 SM 的线程束上限";
     if (!strcmp(l, "blocks")) return "每 SM 的线程块上限";
     if (!strcmp(l, "registers")) return "寄存器";
     return "共享内存";
@@ -134,7 +134,7 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             arch->smem_sm / 1024, arch->smem_unit,
             arch->smem_reserved ? cl_arena_printf(a, ", plus %d bytes reserved per block", arch->smem_reserved) : "");
         const char *limits_zh = cl_arena_printf(a,
-            "%s（%s）：每个 SM 最多 %d 个 warp、%d 个线程块；每个 SM 有 %d 个寄存器，按 warp 以 %d 为单位分配，"
+            "%s（%s）：每个 SM 最多 %d 个线程束、%d 个线程块；每个 SM 有 %d 个寄存器，按线程束以 %d 为单位分配，"
             "并平分给 4 个子分区；每个 SM 有 %d KB 共享内存（最大 carveout），按 %d 字节为单位分配%s。",
             arch->gpu, arch->sm, arch->max_warps, arch->max_blocks, arch->regs, arch->reg_unit,
             arch->smem_sm / 1024, arch->smem_unit,
@@ -145,40 +145,77 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             "(active warps / maximum warps per SM)?",
             threads, regs, smem, limits_en);
         q->prompt.zh = cl_arena_printf(a,
-            "某 kernel 以每块 %d 个线程启动，每个线程用 %d 个寄存器，每个线程块用 %d 字节共享内存。\n%s\n"
-            "它的理论占用率是百分之多少（活跃 warp 数 / 每 SM 最大 warp 数）？",
+            "某 kernel（核函数）以每块 %d 个线程启动，每个线程用 %d 个寄存器，每个线程块用 %d 字节共享内存。\n%s\n"
+            "它的理论占用率是百分之多少（活跃线程束数 / 每 SM 最大线程束数）？",
             threads, regs, smem, limits_zh);
+        int sub_warps = o.regs_per_warp ? (arch->regs / 4) / o.regs_per_warp : 0;
+        const char *smem_en = o.smem_per_block
+            ? cl_arena_printf(a, "shared memory: %d + %d reserved, rounded to %d bytes, %d / %d = %d block%s",
+                              smem, arch->smem_reserved, o.smem_per_block, arch->smem_sm, o.smem_per_block,
+                              o.by_smem, o.by_smem == 1 ? "" : "s")
+            : "shared memory: none used and none reserved, so no limit";
+        const char *smem_zh = o.smem_per_block
+            ? cl_arena_printf(a, "共享内存：%d + 保留 %d，取整为 %d 字节，%d / %d = %d 个线程块", smem,
+                              arch->smem_reserved, o.smem_per_block, arch->smem_sm, o.smem_per_block, o.by_smem)
+            : "共享内存：既未使用也无保留，不构成限制";
+        const char *regs_en = o.regs_per_warp
+            ? cl_arena_printf(a, "registers: %d x 32 = %d per warp, rounded to %d; each sub-partition holds "
+                                 "%d / %d = %d warp%s, so %d warps per SM = %d block%s",
+                              regs, regs * 32, o.regs_per_warp, arch->regs / 4, o.regs_per_warp, sub_warps,
+                              sub_warps == 1 ? "" : "s", sub_warps * 4, o.by_regs, o.by_regs == 1 ? "" : "s")
+            : "registers: none used, so no limit";
+        const char *regs_zh = o.regs_per_warp
+            ? cl_arena_printf(a, "寄存器：每个线程束 %d x 32 = %d 个，向上取整为 %d；每个子分区可容纳 %d / %d = %d 个线程束，"
+                                 "即每 SM %d 个线程束 = %d 个线程块",
+                              regs, regs * 32, o.regs_per_warp, arch->regs / 4, o.regs_per_warp, sub_warps,
+                              sub_warps * 4, o.by_regs)
+            : "寄存器：未使用，不构成限制";
         q->explanation.en = cl_arena_printf(a,
-            "A block is %d warps. Blocks per SM allowed by each limit: warps %d/%d = %d; the block "
-            "limit %d; registers: %d x 32 = %d per warp, rounded to %d; each sub-partition holds "
-            "%d / %d = %d warps, so %d warps per SM = %d blocks; shared memory: %d + %d reserved, "
-            "rounded to %d bytes, %d / %d = %d blocks. The smallest is %d blocks (limited by %s): "
-            "%d warps of %d = %.1f%%.",
-            o.warps_per_block, arch->max_warps, o.warps_per_block, o.by_warps, arch->max_blocks,
-            regs, regs * 32, o.regs_per_warp, arch->regs / 4, o.regs_per_warp ? o.regs_per_warp : 1,
-            o.regs_per_warp ? (arch->regs / 4) / o.regs_per_warp : 0,
-            o.regs_per_warp ? (arch->regs / 4) / o.regs_per_warp * 4 : 0, o.by_regs, smem,
-            arch->smem_reserved, o.smem_per_block, arch->smem_sm, o.smem_per_block, o.by_smem,
-            o.blocks, o.limiter, o.active_warps, arch->max_warps, o.percent);
+            "A block is %d warp%s. Blocks per SM allowed by each limit: warps %d / %d = %d; the block "
+            "limit %d; %s; %s. The smallest is %d block%s (limited by %s): %d warp%s of %d = %.1f%%.",
+            o.warps_per_block, o.warps_per_block == 1 ? "" : "s", arch->max_warps, o.warps_per_block,
+            o.by_warps, arch->max_blocks, regs_en, smem_en, o.blocks, o.blocks == 1 ? "" : "s", o.limiter,
+            o.active_warps, o.active_warps == 1 ? "" : "s", arch->max_warps, o.percent);
         q->explanation.zh = cl_arena_printf(a,
-            "一个线程块有 %d 个 warp。各项限制允许的每 SM 线程块数：warp 上限 %d/%d = %d；线程块上限 %d；"
-            "寄存器：每 warp %d x 32 = %d 个，向上取整为 %d；每个子分区可容纳 %d / %d = %d 个 warp，"
-            "即每 SM %d 个 warp = %d 个线程块；共享内存：%d + 保留 %d，取整为 %d 字节，%d / %d = %d 个线程块。"
-            "最小值是 %d 个线程块（受%s限制）：%d / %d 个 warp = %.1f%%。",
-            o.warps_per_block, arch->max_warps, o.warps_per_block, o.by_warps, arch->max_blocks,
-            regs, regs * 32, o.regs_per_warp, arch->regs / 4, o.regs_per_warp ? o.regs_per_warp : 1,
-            o.regs_per_warp ? (arch->regs / 4) / o.regs_per_warp : 0,
-            o.regs_per_warp ? (arch->regs / 4) / o.regs_per_warp * 4 : 0, o.by_regs, smem,
-            arch->smem_reserved, o.smem_per_block, arch->smem_sm, o.smem_per_block, o.by_smem,
-            o.blocks, limiter_zh(o.limiter), o.active_warps, arch->max_warps, o.percent);
+            "一个线程块有 %d 个 warp（线程束）。各项限制允许的每 SM 线程块数：线程束上限 %d / %d = %d；线程块上限 %d；"
+            "%s；%s。最小值是 %d 个线程块（受%s限制）：%d / %d 个线程束 = %.1f%%。",
+            o.warps_per_block, arch->max_warps, o.warps_per_block, o.by_warps, arch->max_blocks, regs_zh,
+            smem_zh, o.blocks, limiter_zh(o.limiter), o.active_warps, arch->max_warps, o.percent);
         cl_gen_numeric(q, o.percent, 0.5, 0, "%");
+        cl_gen_params(q, 4, (double[]){(double)(arch - cl_archs), threads, regs, smem});
         return 0;
     }
     return cl_err_set(err, "no launchable configuration after 200 draws");
+}
+
+/* Lint's recomputation: place blocks on an empty SM one at a time until one of the
+ * resources runs out. */
+static int recompute(const cl_question *q, double *answer)
+{
+    if (q->nparams != 4 || q->params[0] < 0 || q->params[0] >= cl_narchs)
+        return -1;
+    const cl_arch *a = &cl_archs[(int)q->params[0]];
+    int threads = (int)q->params[1], regs = (int)q->params[2], smem = (int)q->params[3];
+    int warps = (threads + 31) / 32;
+    int warp_regs = (regs * 32 + a->reg_unit - 1) / a->reg_unit * a->reg_unit;
+    int sub_slots = warp_regs ? (a->regs / 4) / warp_regs : 1 << 20; /* warps per sub-partition */
+    int block_smem = (smem + a->smem_reserved + a->smem_unit - 1) / a->smem_unit * a->smem_unit;
+    int blocks = 0, used_warps = 0, used_smem = 0;
+    for (;;) {
+        if (blocks + 1 > a->max_blocks || used_warps + warps > a->max_warps ||
+            used_warps + warps > 4 * sub_slots || used_smem + block_smem > a->smem_sm)
+            break;
+        blocks++;
+        used_warps += warps;
+        used_smem += block_smem;
+    }
+    *answer = 100.0 * used_warps / a->max_warps;
+    return 0;
 }
 
 const cl_family cl_family_occupancy = {
     "occupancy",
     "theoretical occupancy from block size, registers and shared memory per architecture",
     generate,
+    recompute,
 };

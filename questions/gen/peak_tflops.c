@@ -74,6 +74,19 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         "结果会少一半。",
         how_zh, sms, ghz, peak);
     cl_gen_numeric(q, peak, 0, 0.01, "TFLOP/s");
+    cl_gen_params(q, 3, (double[]){sms, ghz, flops});
+    return 0;
+}
+
+/* Lint's recomputation: FLOPs per second summed over the SMs, in units of 10^12. */
+static int recompute(const cl_question *q, double *answer)
+{
+    if (q->nparams != 3)
+        return -1;
+    double per_second = 0;
+    for (int sm = 0; sm < (int)q->params[0]; sm++)
+        per_second += q->params[2] * q->params[1] * 1e9;
+    *answer = per_second / 1e12;
     return 0;
 }
 
@@ -81,4 +94,5 @@ const cl_family cl_family_peak_tflops = {
     "peak_tflops",
     "peak TFLOP/s from SM count, clock and FLOPs per clock (CUDA cores, Tensor Cores, sparsity)",
     generate,
+    recompute,
 };

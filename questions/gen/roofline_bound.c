@@ -50,11 +50,11 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
             ai = 0.1;
     } else if (d == 3) {
         static const kernel ks[] = {
-            {"y[i] = x[i] + z[i] (fp32)", "y[i] = x[i] + z[i]（fp32）", 1, 12},
-            {"y[i] = a * x[i] + y[i] (SAXPY, fp32)", "y[i] = a * x[i] + y[i]（SAXPY，fp32）", 2, 12},
-            {"y[i] = a * x[i] (fp32)", "y[i] = a * x[i]（fp32）", 1, 8},
-            {"y[i] = a * x[i] + b (fp16 in and out)", "y[i] = a * x[i] + b（fp16 输入输出）", 2, 4},
-            {"a dot product s += x[i] * y[i] (fp32)", "点积 s += x[i] * y[i]（fp32）", 2, 8},
+            {"y[i] = x[i] + z[i] (FP32)", "y[i] = x[i] + z[i]（FP32）", 1, 12},
+            {"y[i] = a * x[i] + y[i] (SAXPY, FP32)", "y[i] = a * x[i] + y[i]（SAXPY，FP32）", 2, 12},
+            {"y[i] = a * x[i] (FP32)", "y[i] = a * x[i]（FP32）", 1, 8},
+            {"y[i] = a * x[i] + b (FP16 in and out)", "y[i] = a * x[i] + b（输入输出均为 FP16）", 2, 4},
+            {"a dot product s += x[i] * y[i] (FP32)", "点积 s += x[i] * y[i]（FP32）", 2, 8},
         };
         const kernel *k = &ks[cl_rng_below(&r, CL_NELEMS(ks))];
         ai = k->flops / k->bytes;
@@ -81,9 +81,9 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         double flops = 2.0 * m * n * kk;
         double bytes = (double)eb * ((double)m * kk + (double)kk * n + (double)m * n);
         ai = flops / bytes;
-        kern_en = cl_arena_printf(a, "an fp16 GEMM C = A x B with M = %d, N = %d, K = %d (A, B read "
+        kern_en = cl_arena_printf(a, "an FP16 GEMM C = A x B with M = %d, N = %d, K = %d (A, B read "
                                      "once, C written once)", m, n, kk);
-        kern_zh = cl_arena_printf(a, "fp16 GEMM C = A x B，M = %d，N = %d，K = %d（A、B 各读一次，C 写一次）",
+        kern_zh = cl_arena_printf(a, "FP16 GEMM C = A x B（M = %d，N = %d，K = %d；A、B 各读一次，C 写一次）",
                                   m, n, kk);
         derive_en = cl_arena_printf(a, "FLOPs = 2MNK = %.4g; bytes = 2(MK + KN + MN) = %.4g; intensity "
                                        "= %.1f FLOP/byte. ", flops, bytes, ai);
@@ -94,14 +94,14 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     double att = cl_roofline(peak, bw, ai, &mb);
     const char *machine_en = cl_arena_printf(a, "a GPU with a peak of %.0f TFLOP/s and %.2f TB/s of "
                                                 "memory bandwidth", peak, bw);
-    const char *machine_zh = cl_arena_printf(a, "某 GPU 峰值算力 %.0f TFLOP/s，显存带宽 %.2f TB/s", peak, bw);
+    const char *machine_zh = cl_arena_printf(a, "一块峰值算力 %.0f TFLOP/s、显存带宽 %.2f TB/s 的 GPU", peak, bw);
     const char *ais = fmt_ai(a, ai);
     const char *verdict_en = cl_arena_printf(a,
         "The ridge point is %.0f / %.2f = %.1f FLOP/byte. %s is %s it, so the kernel is %s-bound: "
         "attainable = min(%.0f, %s x %.2f) = %.3g TFLOP/s.",
         peak, bw, ridge, ais, mb ? "below" : "above", mb ? "memory" : "compute", peak, ais, bw, att);
     const char *verdict_zh = cl_arena_printf(a,
-        "拐点（ridge point）为 %.0f / %.2f = %.1f FLOP/字节。%s %s拐点，所以 kernel 是%s受限："
+        "拐点（ridge point）为 %.0f / %.2f = %.1f FLOP/字节。%s %s拐点，所以该核函数是%s受限："
         "可达性能 = min(%.0f, %s x %.2f) = %.3g TFLOP/s。",
         peak, bw, ridge, ais, mb ? "低于" : "高于", mb ? "访存" : "计算", peak, ais, bw, att);
 
@@ -111,28 +111,44 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         q->choices[0] = (cl_qtext){"memory-bound", "访存受限（memory-bound）"};
         q->choices[1] = (cl_qtext){"compute-bound", "计算受限（compute-bound）"};
         q->answer = mb ? 0 : 1;
+        cl_gen_params(q, 4, (double[]){peak, bw, ai, 1});
         q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte runs "
                                           "on %s. On the roofline, is it memory-bound or compute-bound?",
                                        fmt_ai(a, ai), machine_en);
-        q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %s FLOP/字节，运行在%s上。按 roofline 模型，"
+        q->prompt.zh = cl_arena_printf(a, "某 kernel（核函数）的算术强度为 %s FLOP/字节，运行在%s上。按 roofline 模型，"
                                           "它是访存受限还是计算受限？", fmt_ai(a, ai), machine_zh);
     } else {
         if (kern_en) {
             q->prompt.en = cl_arena_printf(a, "Consider %s on %s. By the roofline model, what throughput "
                                               "can it reach at best, in TFLOP/s?", kern_en, machine_en);
-            q->prompt.zh = cl_arena_printf(a, "考虑在%s上运行的%s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
+            q->prompt.zh = cl_arena_printf(a, "在%s上运行%s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
                                            machine_zh, kern_zh);
         } else {
             q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte "
                                               "runs on %s. By the roofline model, what throughput can it "
                                               "reach at best, in TFLOP/s?", ais, machine_en);
-            q->prompt.zh = cl_arena_printf(a, "某 kernel 的算术强度为 %s FLOP/字节，运行在%s上。按 roofline "
+            q->prompt.zh = cl_arena_printf(a, "某 kernel（核函数）的算术强度为 %s FLOP/字节，运行在%s上。按 roofline "
                                               "模型，它最多能达到多少 TFLOP/s？", ais, machine_zh);
         }
         cl_gen_numeric(q, att, 0, 0.02, "TFLOP/s");
+        cl_gen_params(q, 4, (double[]){peak, bw, ai, 0});
     }
     q->explanation.en = cl_arena_printf(a, "%s%s", derive_en, verdict_en);
     q->explanation.zh = cl_arena_printf(a, "%s%s", derive_zh, verdict_zh);
+    return 0;
+}
+
+/* Lint's recomputation: the memory roof and the compute roof, compared directly. */
+static int recompute(const cl_question *q, double *answer)
+{
+    if (q->nparams != 4)
+        return -1;
+    double peak = q->params[0], bw = q->params[1], ai = q->params[2];
+    double bytes_per_s = bw * 1e12, flop_per_s = ai * bytes_per_s;
+    if (q->params[3] == 1)
+        *answer = flop_per_s < peak * 1e12 ? 0 : 1;
+    else
+        *answer = (flop_per_s < peak * 1e12 ? flop_per_s : peak * 1e12) / 1e12;
     return 0;
 }
 
@@ -140,4 +156,5 @@ const cl_family cl_family_roofline_bound = {
     "roofline_bound",
     "memory- or compute-bound, and attainable TFLOP/s, from arithmetic intensity (given or derived)",
     generate,
+    recompute,
 };

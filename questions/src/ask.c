@@ -90,7 +90,7 @@ static void prompt_hint(const cl_io *io, const cl_shown *s)
     case CL_Q_MULTI: fprintf(o, CL_TR(L, "every letter that applies, e.g. ac", "所有正确选项的字母，例如 ac")); break;
     case CL_Q_NUMERIC:
         if (q->unit && *q->unit)
-            fprintf(o, CL_TR(L, "a number, in %s", "一个数，单位 %s"), q->unit);
+            fprintf(o, CL_TR(L, "a number, in %s", "一个数，单位：%s"), cl_unit_text(q->unit, L));
         else
             fprintf(o, CL_TR(L, "a number", "一个数"));
         break;
@@ -142,7 +142,7 @@ void cl_expected_text(const cl_shown *s, cl_lang L, char *out, size_t n)
     case CL_Q_MULTI:
         for (int i = 0; i < q->nchoices; i++)
             if (q->answer_set & (1u << i))
-                o += (size_t)snprintf(out + o, o < n ? n - o : 0, "%s%c) %s", o ? "; " : "", 'a' + i,
+                o += (size_t)snprintf(out + o, o < n ? n - o : 0, "%s%c) %s", o ? CL_TR(L, "; ", "；") : "", 'a' + i,
                                       cl_qtext_get(&q->choices[i], L));
         break;
     case CL_Q_NUMERIC: {
@@ -152,7 +152,7 @@ void cl_expected_text(const cl_shown *s, cl_lang L, char *out, size_t n)
             snprintf(tol, sizeof tol, " (±%g%%)", q->tol_rel * 100);
         else if (q->tol_abs > 0)
             snprintf(tol, sizeof tol, " (±%g)", q->tol_abs);
-        snprintf(out, n, "%s%s%s%s", num, q->unit && *q->unit ? " " : "", q->unit ? q->unit : "", tol);
+        snprintf(out, n, "%s%s%s%s", num, q->unit && *q->unit ? " " : "", cl_unit_text(q->unit, L), tol);
         break;
     }
     case CL_Q_ORDER: {
@@ -172,6 +172,23 @@ void cl_expected_text(const cl_shown *s, cl_lang L, char *out, size_t n)
     }
 }
 
+/* A key point as feedback names it: its label in lang, else its first alternative in
+ * lang's script (a Chinese alternative for a Chinese reader), else the first one. */
+static const char *point_name(const cl_kwgroup *g, cl_lang L)
+{
+    const char *label = cl_qtext_get(&g->label, L);
+    if (label && *label)
+        return label;
+    for (int j = 0; j < g->nalts; j++) {
+        int wide = 0;
+        for (const unsigned char *p = (const unsigned char *)g->alts[j]; *p; p++)
+            wide |= *p >= 0x80;
+        if ((L == CL_LANG_ZH) == (wide != 0))
+            return g->alts[j];
+    }
+    return g->nalts ? g->alts[0] : "?";
+}
+
 static void show_short_detail(const cl_io *io, const cl_shown *s, const cl_grade *g)
 {
     FILE *o = io->out;
@@ -181,14 +198,15 @@ static void show_short_detail(const cl_io *io, const cl_shown *s, const cl_grade
     int first = 1;
     for (int i = 0; i < q->ngroups; i++)
         if (g->matched & (1u << (i < 31 ? i : 31))) {
-            fprintf(o, "%s%s", first ? " (" : ", ", q->groups[i].alts[0]);
+            fprintf(o, "%s%s", first ? CL_TR(L, " (", "（") : CL_TR(L, ", ", "、"), point_name(&q->groups[i], L));
             first = 0;
         }
-    fprintf(o, "%s", first ? "" : ")");
+    fprintf(o, "%s", first ? "" : CL_TR(L, ")", "）"));
     first = 1;
     for (int i = 0; i < q->ngroups; i++)
         if (!(g->matched & (1u << (i < 31 ? i : 31)))) {
-            fprintf(o, "%s%s", first ? CL_TR(L, "; missing: ", "；缺少：") : ", ", q->groups[i].alts[0]);
+            fprintf(o, "%s%s", first ? CL_TR(L, "; missing: ", "；缺少：") : CL_TR(L, ", ", "、"),
+                    point_name(&q->groups[i], L));
             first = 0;
         }
     fputc('\n', o);
@@ -209,7 +227,7 @@ void cl_show_feedback(const cl_io *io, const cl_shown *s, const cl_asked *a)
     } else if (g->score >= 0.999) {
         fprintf(o, "%s✓ %s%s\n", cl_c(o, CL_GREEN), CL_TR(L, "Right.", "正确。"), cl_c0(o));
     } else if (g->score > 0) {
-        fprintf(o, "%s◐ %s (%.0f%%).%s\n", cl_c(o, CL_YELLOW), CL_TR(L, "Partly right", "部分正确"),
+        fprintf(o, CL_TR(L, "%s◐ Partly right (%.0f%%).%s\n", "%s◐ 部分正确（%.0f%%）。%s\n"), cl_c(o, CL_YELLOW),
                 g->score * 100, cl_c0(o));
     } else {
         fprintf(o, "%s✗ %s%s\n", cl_c(o, CL_RED), CL_TR(L, "Wrong.", "错误。"), cl_c0(o));
@@ -217,10 +235,10 @@ void cl_show_feedback(const cl_io *io, const cl_shown *s, const cl_asked *a)
     if (s->q.type == CL_Q_SHORT && g->status == CL_GRADE_OK)
         show_short_detail(io, s, g);
     if (g->score < 0.999 || s->q.type == CL_Q_SHORT)
-        fprintf(o, "%s%s%s %s\n", cl_c(o, CL_BOLD),
+        fprintf(o, CL_TR(L, "%s%s%s %s\n", "%s%s%s%s\n"), cl_c(o, CL_BOLD),
                 s->q.type == CL_Q_SHORT ? CL_TR(L, "Model answer:", "参考答案：") : CL_TR(L, "Answer:", "答案："),
                 cl_c0(o), expected);
-    fprintf(o, "%s%s%s %s\n", cl_c(o, CL_BOLD), CL_TR(L, "Why:", "解析："), cl_c0(o),
+    fprintf(o, CL_TR(L, "%s%s%s %s\n", "%s%s%s%s\n"), cl_c(o, CL_BOLD), CL_TR(L, "Why:", "解析："), cl_c0(o),
             cl_qtext_get(&s->q.explanation, L));
     if (s->q.nrefs) {
         fprintf(o, "%s%s", cl_c(o, CL_DIM), CL_TR(L, "See:", "参考："));

@@ -114,7 +114,7 @@ void cl_paper_print(FILE *f, const cl_paper *p, cl_lang L, int with_key)
         }
         fprintf(f, "*%s: %s%s%s*\n\n", CL_TR(L, "Answer with", "作答方式"), how_to_answer(q, L),
                 q->type == CL_Q_NUMERIC && q->unit && *q->unit ? CL_TR(L, ", in ", "，单位 ") : "",
-                q->type == CL_Q_NUMERIC && q->unit ? q->unit : "");
+                q->type == CL_Q_NUMERIC && q->unit ? cl_unit_text(q->unit, L) : "");
         if (with_key) {
             char key[64], expected[4096];
             cl_answer_key(s, L, key, sizeof key);
@@ -122,11 +122,19 @@ void cl_paper_print(FILE *f, const cl_paper *p, cl_lang L, int with_key)
             fprintf(f, "**%s** `%s` — %s\n\n", CL_TR(L, "Key:", "答案："),
                     q->type == CL_Q_SHORT ? "…" : key, expected);
             if (q->type == CL_Q_SHORT) {
-                fprintf(f, CL_TR(L, "Rubric: %d of these groups: ", "评分：需命中 %d 组关键词："), q->need);
+                fprintf(f, CL_TR(L, "Rubric: %d of these key points: ", "评分：需命中 %d 个要点："), q->need);
                 for (int g = 0; g < q->ngroups; g++) {
-                    fprintf(f, "%s[", g ? ", " : "");
-                    for (int a = 0; a < q->groups[g].nalts; a++)
-                        fprintf(f, "%s%s", a ? " | " : "", q->groups[g].alts[a]);
+                    const cl_kwgroup *kg = &q->groups[g];
+                    const char *label = cl_qtext_get(&kg->label, L);
+                    fprintf(f, "%s", g ? CL_TR(L, ", ", "，") : "");
+                    if (label && *label)
+                        fprintf(f, "%s ", label);
+                    fputc('[', f);
+                    for (int a = 0; a < kg->nalts; a++)
+                        fprintf(f, "%s%s", a ? " | " : "", kg->alts[a]);
+                    if (kg->has_number)
+                        fprintf(f, "%s%g ± %g%s", kg->nalts ? " | " : "", kg->number,
+                                kg->tol_rel > 0 ? kg->tol_rel * 100 : kg->tol_abs, kg->tol_rel > 0 ? "%" : "");
                     fputc(']', f);
                 }
                 fprintf(f, "\n\n");

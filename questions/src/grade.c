@@ -207,6 +207,10 @@ static void grade_numeric(const cl_shown *s, const char *text, cl_lang lang, cl_
                  CL_TR(lang, "answer with a number, e.g. 42 or 1.5e3", "请输入一个数，例如 42 或 1.5e3"));
         return;
     }
+    /* a count in billions may be answered in the Chinese unit 亿 (10^8): "64.4 亿" = 6.44 */
+    if (s->q.unit && !strcmp(s->q.unit, "billion") && strstr(text, "\xE4\xBA\xBF") &&
+        !strstr(text, "\xE5\x8D\x81\xE4\xBA\xBF"))
+        g->given /= 10;
     double diff = fabs(g->given - s->q.number);
     double tol = s->q.tol_rel > 0 ? s->q.tol_rel * fabs(s->q.number) : s->q.tol_abs;
     /* a hair of slack so that an exact decimal answer is not lost to binary rounding */
@@ -247,6 +251,24 @@ static void grade_order(const cl_shown *s, const char *text, cl_lang lang, cl_gr
     g->score = (double)lis / n;
 }
 
+/* Does text hold a number within the point's tolerance? Every number of the text counts
+ * ("64.4", "1,024", "3e5"); a number glued to letters ("sm_80") counts too. */
+static int has_close_number(const char *text, const cl_kwgroup *grp)
+{
+    double tol = grp->tol_rel > 0 ? grp->tol_rel * fabs(grp->number) : grp->tol_abs;
+    tol += 1e-9 * fabs(grp->number);
+    for (const char *p = text; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > text && (isdigit((unsigned char)p[-1]) || p[-1] == '.' ||
+                                                         p[-1] == ',')))
+            continue;
+        const char *start = p > text && p[-1] == '-' ? p - 1 : p;
+        double v;
+        if (read_number(start, &v) == 0 && fabs(v - grp->number) <= tol)
+            return 1;
+    }
+    return 0;
+}
+
 static void grade_short(const cl_shown *s, const char *text, cl_grade *g)
 {
     size_t cap = strlen(text) * 1 + 1;
@@ -256,14 +278,15 @@ static void grade_short(const cl_shown *s, const char *text, cl_grade *g)
     cl_normalize_text(text, norm, cap);
     for (int i = 0; i < s->q.ngroups; i++) {
         const cl_kwgroup *grp = &s->q.groups[i];
-        for (int j = 0; j < grp->nalts; j++) {
+        int hit = grp->has_number && has_close_number(text, grp);
+        for (int j = 0; j < grp->nalts && !hit; j++) {
             char kw[512];
             cl_normalize_text(grp->alts[j], kw, sizeof kw);
-            if (*kw && strstr(norm, kw)) {
-                g->matched |= 1u << (i < 31 ? i : 31);
-                g->nmatched++;
-                break;
-            }
+            hit = *kw && strstr(norm, kw);
+        }
+        if (hit) {
+            g->matched |= 1u << (i < 31 ? i : 31);
+            g->nmatched++;
         }
     }
     free(norm);

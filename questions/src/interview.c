@@ -14,12 +14,14 @@
 #include "term.h"
 
 static const char *const topics_cuda[] = {"memory", "warps", "sm_arch", "occupancy", "tensor_cores",
-                                          "streams", "profiling", "gemm", "cpp", NULL};
-static const char *const topics_inference[] = {"llm_inference", "quantization", "gemm", "memory",
-                                               "tensor_cores", "streams", "profiling", "occupancy",
-                                               "deployment", NULL};
+                                          "streams", "memory_mgmt", "profiling", "gemm",
+                                          "hopper_blackwell", "multi_gpu", "cpp", NULL};
+static const char *const topics_inference[] = {"llm_inference", "attention_serving", "quantization",
+                                               "quant_methods", "gemm", "memory", "tensor_cores",
+                                               "multi_gpu", "hopper_blackwell", "streams", "profiling",
+                                               "occupancy", "deployment", NULL};
 static const char *const topics_compiler[] = {"compilers", "cpp", "gemm", "memory", "sm_arch", "warps",
-                                              "tensor_cores", "occupancy", NULL};
+                                              "tensor_cores", "hopper_blackwell", "occupancy", NULL};
 static const char *const labs_cuda[] = {"reduce", "transpose", "softmax", "layernorm", "gemm", "iou",
                                         "nms", "topo_sort", NULL};
 static const char *const labs_inference[] = {"paged_attention", "softmax", "layernorm", "gemm", "nms",

@@ -28,6 +28,50 @@ const char *cl_qtext_get(const cl_qtext *t, cl_lang lang)
     return t->zh ? t->zh : "";
 }
 
+static const char *const kind_names[CL_KIND_N] = {"recall", "understand", "apply", "analyse"};
+
+const char *cl_qkind_name(cl_qkind k)
+{
+    return (unsigned)k < CL_KIND_N ? kind_names[k] : "?";
+}
+
+int cl_qkind_parse(const char *name)
+{
+    for (int i = 0; i < CL_KIND_N; i++)
+        if (name && !strcmp(name, kind_names[i]))
+            return i;
+    return -1;
+}
+
+/* Units as the bank writes them, with the words a Chinese reader expects. */
+static const struct {
+    const char *en, *zh;
+} unit_names[] = {
+    {"bytes", "字节"},   {"byte", "字节"},         {"blocks", "个线程块"}, {"threads", "个线程"},
+    {"sectors", "个 sector"}, {"iterations", "次"}, {"x", "倍"},           {"warps", "个线程束"},
+    {"cycles", "个周期"}, {"steps", "步"},          {"instructions", "条指令"}, {"GB", "GB"},
+    {"ms", "毫秒"},      {"us", "微秒"},          {"µs", "微秒"},         {"s", "秒"},
+    {"lines", "行"},     {"registers", "个寄存器"}, {"ways", "路"},         {"stages", "级"},
+    {"tokens", "个 token"}, {"requests", "个请求"}, {"GPUs", "块 GPU"},     {"bits", "位"},
+    {"billion", "十亿"}, {"elements", "个元素"},   {"KB", "KB"},           {"MB", "MB"},
+    {"wavefronts", "个 wavefront"}, {"values", "个值"}, {"token slots", "个 token 槽位"},
+    {"sequences", "条序列"}, {"orders", "种顺序"}, {"allocations", "次分配"},
+    {"all-reduces", "次 all-reduce"}, {"clocks", "个时钟周期"}, {"instructions/clock", "条指令/时钟"},
+    {"SMs", "个 SM"},
+};
+
+const char *cl_unit_text(const char *unit, cl_lang lang)
+{
+    if (!unit)
+        return "";
+    if (lang != CL_LANG_ZH)
+        return unit;
+    for (size_t i = 0; i < sizeof unit_names / sizeof *unit_names; i++)
+        if (!strcmp(unit, unit_names[i].en))
+            return unit_names[i].zh;
+    return unit;
+}
+
 int cl_question_has_tag(const cl_question *q, const char *tag)
 {
     for (int i = 0; i < q->ntags; i++)

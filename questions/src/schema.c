@@ -236,6 +236,33 @@ static int parse_string_list(loader *L, cl_ynode *n, const char *what, int kind,
     return L->problems == before ? 0 : -1;
 }
 
+/* tolerance: exactly one of {abs: x} or {rel: x}; sets *abs or *rel. */
+static void parse_tolerance(loader *L, cl_ynode *t, double *abs, double *rel)
+{
+    if (!cl_yaml_is_map(t) || cl_yaml_map_len(t) != 1) {
+        problem(L, t, "tolerance must be exactly one of {abs: x} or {rel: x}");
+        return;
+    }
+    static const char *const keys[] = {"abs", "rel", NULL};
+    int before = L->problems;
+    check_keys(L, t, keys, NULL, NULL);
+    if (L->problems != before)
+        return;
+    const char *k = cl_yaml_str(cl_yaml_map_key(L->y, t, 0));
+    cl_ynode *v = cl_yaml_map_val(L->y, t, 0);
+    double d;
+    if (get_double(L, v, k, &d))
+        return;
+    if (d < 0)
+        problem(L, v, "tolerance %s must be >= 0", k);
+    else if (!strcmp(k, "rel") && d >= 1)
+        problem(L, v, "a relative tolerance of %g accepts almost anything (use < 1, e.g. 0.01 for 1%%)", d);
+    else if (!strcmp(k, "abs"))
+        *abs = d;
+    else
+        *rel = d;
+}
+
 /* ---- the question types ------------------------------------------------------------ */
 
 static void parse_choices(loader *L, cl_ynode *qn, cl_question *q)
@@ -325,30 +352,8 @@ static void parse_numeric(loader *L, cl_ynode *qn, cl_question *q)
             get_double(L, a, "answer", &q->number);
     }
     cl_ynode *t = need(L, qn, "tolerance");
-    if (t) {
-        if (!cl_yaml_is_map(t) || cl_yaml_map_len(t) != 1) {
-            problem(L, t, "tolerance must be exactly one of {abs: x} or {rel: x}");
-        } else {
-            static const char *const keys[] = {"abs", "rel", NULL};
-            int before = L->problems;
-            check_keys(L, t, keys, NULL, NULL);
-            if (L->problems == before) {
-                const char *k = cl_yaml_str(cl_yaml_map_key(L->y, t, 0));
-                cl_ynode *v = cl_yaml_map_val(L->y, t, 0);
-                double d;
-                if (get_double(L, v, k, &d) == 0) {
-                    if (d < 0)
-                        problem(L, v, "tolerance %s must be >= 0", k);
-                    else if (!strcmp(k, "rel") && d >= 1)
-                        problem(L, v, "a relative tolerance of %g accepts almost anything (use < 1, e.g. 0.01 for 1%%)", d);
-                    else if (!strcmp(k, "abs"))
-                        q->tol_abs = d;
-                    else
-                        q->tol_rel = d;
-                }
-            }
-        }
-    }
+    if (t)
+        parse_tolerance(L, t, &q->tol_abs, &q->tol_rel);
     cl_ynode *u = need(L, qn, "unit");
     if (u) {
         const char *s = cl_yaml_str(u);
@@ -387,6 +392,43 @@ static void parse_order(loader *L, cl_ynode *qn, cl_question *q)
     q->nitems = (int)len;
 }
 
+/* One rubric point: a list of alternatives (the short form), or a map with a bilingual
+ * label and `any` alternatives and/or a `number` with a `tolerance`. */
+static void parse_point(loader *L, cl_ynode *g, const char *what, cl_kwgroup *grp)
+{
+    memset(grp, 0, sizeof *grp);
+    if (cl_yaml_is_seq(g)) {
+        parse_string_list(L, g, what, LIST_PLAIN, 1, &grp->alts, &grp->nalts);
+        return;
+    }
+    if (!cl_yaml_is_map(g)) {
+        problem(L, g, "%s must be a list of alternatives, e.g. [warp, 线程束], or a map "
+                      "{label: {en, zh}, any: [...], number: x, tolerance: {rel: x}}", what);
+        return;
+    }
+    static const char *const keys[] = {"label", "any", "number", "tolerance", NULL};
+    check_keys(L, g, keys, NULL, NULL);
+    cl_ynode *lab = need(L, g, "label");
+    if (lab)
+        parse_text(L, lab, "label", &grp->label);
+    cl_ynode *any = cl_yaml_get(L->y, g, "any");
+    if (any)
+        parse_string_list(L, any, what, LIST_PLAIN, 1, &grp->alts, &grp->nalts);
+    cl_ynode *num = cl_yaml_get(L->y, g, "number");
+    cl_ynode *tol = cl_yaml_get(L->y, g, "tolerance");
+    if (num) {
+        grp->has_number = get_double(L, num, "number", &grp->number) == 0;
+        if (tol)
+            parse_tolerance(L, tol, &grp->tol_abs, &grp->tol_rel);
+        else
+            problem(L, g, "%s has a number but no tolerance ({abs: x} or {rel: x})", what);
+    } else if (tol) {
+        problem(L, tol, "%s has a tolerance but no number", what);
+    }
+    if (!any && !num)
+        problem(L, g, "%s needs 'any' alternatives or a 'number'", what);
+}
+
 static void parse_short(loader *L, cl_ynode *qn, cl_question *q)
 {
     cl_ynode *m = need(L, qn, "model_answer");
@@ -396,29 +438,27 @@ static void parse_short(loader *L, cl_ynode *qn, cl_question *q)
     if (!r)
         return;
     if (!cl_yaml_is_map(r)) {
-        problem(L, r, "rubric must be a map {need: N, keywords: [[alt, ...], ...]}");
+        problem(L, r, "rubric must be a map {need: N, points: [...]} (or keywords: [[alt, ...], ...])");
         return;
     }
-    static const char *const keys[] = {"need", "keywords", NULL};
+    static const char *const keys[] = {"need", "keywords", "points", NULL};
     check_keys(L, r, keys, NULL, NULL);
-    cl_ynode *kw = need(L, r, "keywords");
-    if (kw) {
-        if (!cl_yaml_is_seq(kw) || cl_yaml_seq_len(kw) == 0) {
-            problem(L, kw, "keywords must be a non-empty list of groups, each a list of alternatives");
-        } else {
-            size_t ng = cl_yaml_seq_len(kw);
-            q->groups = cl_arena_alloc(&L->b->arena, ng * sizeof *q->groups);
-            for (size_t i = 0; i < ng; i++) {
-                cl_ynode *g = cl_yaml_seq_at(L->y, kw, i);
-                char what[48];
-                snprintf(what, sizeof what, "keyword group %zu", i + 1);
-                if (!cl_yaml_is_seq(g)) {
-                    problem(L, g, "%s must be a list of alternatives, e.g. [warp, 线程束]", what);
-                    continue;
-                }
-                cl_kwgroup *grp = &q->groups[q->ngroups++];
-                parse_string_list(L, g, what, LIST_PLAIN, 1, &grp->alts, &grp->nalts);
-            }
+    cl_ynode *kw = cl_yaml_get(L->y, r, "points");
+    if (!kw)
+        kw = cl_yaml_get(L->y, r, "keywords");
+    if (cl_yaml_get(L->y, r, "points") && cl_yaml_get(L->y, r, "keywords"))
+        problem(L, r, "rubric has both 'points' and 'keywords': keep one");
+    if (!kw) {
+        problem(L, r, "missing key 'points'");
+    } else if (!cl_yaml_is_seq(kw) || cl_yaml_seq_len(kw) == 0) {
+        problem(L, kw, "points must be a non-empty list");
+    } else {
+        size_t ng = cl_yaml_seq_len(kw);
+        q->groups = cl_arena_alloc(&L->b->arena, ng * sizeof *q->groups);
+        for (size_t i = 0; i < ng; i++) {
+            char what[48];
+            snprintf(what, sizeof what, "key point %zu", i + 1);
+            parse_point(L, cl_yaml_seq_at(L->y, kw, i), what, &q->groups[q->ngroups++]);
         }
     }
     cl_ynode *nd = need(L, r, "need");
@@ -427,14 +467,38 @@ static void parse_short(loader *L, cl_ynode *qn, cl_question *q)
         if (v < 1)
             problem(L, nd, "need must be at least 1");
         else if (q->ngroups && v > q->ngroups)
-            problem(L, nd, "need is %lld but there are only %d keyword groups", v, q->ngroups);
+            problem(L, nd, "need is %lld but there are only %d key points", v, q->ngroups);
         q->need = (int)v;
+    }
+}
+
+/* variants: a list of distinct integers 1..5 (the generator's variants this entry draws). */
+static void parse_variants(loader *L, cl_ynode *n, cl_question *q)
+{
+    if (!cl_yaml_is_seq(n) || cl_yaml_seq_len(n) == 0 || cl_yaml_seq_len(n) > CL_Q_MAX_VARIANTS) {
+        problem(L, n, "variants must be a list of 1 to %d distinct numbers 1..5, e.g. [1, 2, 3]",
+                CL_Q_MAX_VARIANTS);
+        return;
+    }
+    for (size_t i = 0; i < cl_yaml_seq_len(n); i++) {
+        cl_ynode *e = cl_yaml_seq_at(L->y, n, i);
+        long long v;
+        if (get_int(L, e, "variant", &v))
+            continue;
+        if (v < 1 || v > 5) {
+            problem(L, e, "variant %lld is not 1..5", v);
+            continue;
+        }
+        for (int j = 0; j < q->nvariants; j++)
+            if (q->variants[j] == v)
+                problem(L, e, "variant %lld is listed twice", v);
+        q->variants[q->nvariants++] = (int)v;
     }
 }
 
 /* ---- keys per kind --------------------------------------------------------------- */
 
-static const char *const keys_common[] = {"id", "difficulty", "type", "tags", "prompt",
+static const char *const keys_common[] = {"id", "difficulty", "type", "kind", "tags", "prompt",
                                           "explanation", "refs", "seeds"};
 static const char *const keys_by_type[CL_Q_NTYPES][3] = {
     {"choices", "answer", NULL},            /* single */
@@ -443,7 +507,7 @@ static const char *const keys_by_type[CL_Q_NTYPES][3] = {
     {"items", NULL, NULL},                  /* order */
     {"model_answer", "rubric", NULL},       /* short */
 };
-static const char *const keys_family[] = {"id", "family", "difficulty", "tags", "refs", "seeds", NULL};
+static const char *const keys_family[] = {"id", "family", "difficulty", "variants", "tags", "refs", "seeds", NULL};
 
 static const char *explain_type_key(const char *key, void *arg)
 {
@@ -534,6 +598,10 @@ static void parse_question(loader *L, cl_ynode *qn)
             problem(L, fam, "unknown family '%s' (known: %s)", q.family, known);
         }
         check_keys(L, qn, keys_family, explain_family_key, (void *)q.family);
+        q.kind = CL_KIND_APPLY; /* a generated question always computes a figure */
+        cl_ynode *vn = cl_yaml_get(L->y, qn, "variants");
+        if (vn)
+            parse_variants(L, vn, &q);
     } else {
         int type = -1;
         cl_ynode *tn = need(L, qn, "type");
@@ -554,6 +622,15 @@ static void parse_question(loader *L, cl_ynode *qn)
             allowed[n] = NULL;
             check_keys(L, qn, allowed, explain_type_key, &type);
             q.type = (cl_qtype)type;
+        }
+        cl_ynode *kn = cl_yaml_get(L->y, qn, "kind"); /* absent: recall, never counted as applied */
+        if (kn) {
+            int k = cl_qkind_parse(cl_yaml_str(kn));
+            if (k < 0)
+                problem(L, kn, "kind '%s' is not one of recall, understand, apply, analyse",
+                        cl_yaml_str(kn) ? cl_yaml_str(kn) : "(not a string)");
+            else
+                q.kind = (cl_qkind)k;
         }
         cl_ynode *p = need(L, qn, "prompt");
         if (p)

@@ -5,6 +5,9 @@
                    [--timeout S] [--min-fraction F]
   check_verdict.py CUDALAB LAB SOLUTION --from-file     (EXPECTED from '// expect:' lines)
 
+EXPECTED may list alternatives, "off_stream|wrong": any of them matches (the hostile suite's
+cheats, where more than one verdict is fair and none is a grade).
+
 Exits 77 (ctest: SKIPPED) when no GPU is visible, 0 when the verdict matches, 1 otherwise.
 """
 import argparse
@@ -34,6 +37,23 @@ def expectations(path):
     verdict = re.search(r"^//\s*expect:\s*(\S+)", text, re.M)
     message = re.search(r"^//\s*expect-message:\s*(.+?)\s*$", text, re.M)
     return (verdict.group(1) if verdict else None, message.group(1) if message else None)
+
+
+def run_report(cmd):
+    """Runs a cudalab command that prints a --json report, with a progress database and data
+    folder of its own; the report, or None (and what it printed) when there is none."""
+    env = dict(os.environ)
+    state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")
+    env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
+    env["CUDALAB_DB"] = os.path.join(state, "progress.db")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    shutil.rmtree(state, ignore_errors=True)
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        print(f"cudalab printed no JSON report (exit {proc.returncode})")
+        print(proc.stdout[-3000:], proc.stderr[-3000:])
+        return None
 
 
 def main() -> int:
@@ -67,26 +87,18 @@ def main() -> int:
     # Verdicts about speed, the stream, and timed or warm-up runs need the bench; the rest need only
     # the correctness cases (much faster).
     mode = args.mode
-    if mode == "submit" and expected not in ("slow", "pass", "good", "excellent", "off_stream") \
+    wanted = expected.split("|")
+    if mode == "submit" and not set(wanted) & {"slow", "pass", "good", "excellent", "off_stream"} \
             and not re.search(r"timed run|warm-up run", message or ""):
         mode = "test"
-    env = dict(os.environ)
-    state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")
-    env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
-    env["CUDALAB_DB"] = os.path.join(state, "progress.db")
     cmd = [args.cudalab, mode, args.lab, args.solution, "--json", "--no-color"] + args.extra
     if args.timeout:
         cmd += ["--timeout", str(args.timeout)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    shutil.rmtree(state, ignore_errors=True)
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        print(f"cudalab printed no JSON report (exit {proc.returncode})")
-        print(proc.stdout[-3000:], proc.stderr[-3000:])
+    report = run_report(cmd)
+    if report is None:
         return 1
     got = report.get("verdict")
-    ok = got == expected
+    ok = got in wanted
     if ok and message and message not in (report.get("message") or ""):
         ok = False
     summary = f"{args.lab} {os.path.basename(args.solution)}: verdict {got} (expected {expected})"

@@ -5,20 +5,8 @@ set -u
 CUDALAB=$1
 FX=$2
 HOME_DIR=$3
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cl-qcli.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-export CUDALAB_DB="$WORK/progress.db" XDG_DATA_HOME="$WORK/data" XDG_CACHE_HOME="$WORK/cache"
-export NO_COLOR=1 CUDALAB_GPU=0 LANG=C LC_ALL= LC_MESSAGES=
-unset CUDALAB_NOW
 GOOD="$FX/good"
-FAILS=0
-cd "$WORK" || exit 1
-
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-# has FILE TEXT: FILE contains TEXT (fixed string)
-has() { grep -qF -- "$2" "$1" || { fail "$3: expected '$2' in $1"; sed 's/^/    | /' "$1" | tail -40; }; }
-hasnt() { if grep -qF -- "$2" "$1"; then fail "$3: did not expect '$2'"; fi; }
-status_is() { [ "$1" -eq "$2" ] || fail "$3: exit status $1, expected $2"; }
+. "$(dirname "$0")/cli_common.sh"
 
 # ---- lint -----------------------------------------------------------------------------
 "$CUDALAB" lint --questions-only --bank "$GOOD" >out 2>err; status_is $? 0 "lint good"

@@ -14,7 +14,6 @@ typedef struct st {
     uint64_t seed;
 } st;
 
-typedef void (*scale_fn)(const float *, float *, int, float, void *);
 
 static int setup(cl_run *run, const cl_case *c, void *vs)
 {
@@ -36,10 +35,14 @@ static int generate(cl_run *run, void *vs, uint64_t seed)
     return cl_fill(run, s->x, (size_t)s->n, CL_F32, &s->g);
 }
 
-static void launch(void *vs, const void *entry, void *stream)
+static int args(cl_run *run, void *vs, cl_args *a)
 {
     st *s = vs;
-    ((scale_fn)entry)(s->x, s->y, (int)s->n, (float)s->a, stream);
+    cl_arg_ptr(run, a, s->x);
+    cl_arg_ptr(run, a, s->y);
+    cl_arg_i32(a, (int)s->n);
+    cl_arg_f32(a, (float)s->a);
+    return 0;
 }
 
 static int check_at(cl_run *run, st *s, const float *y, long long i)
@@ -65,9 +68,9 @@ static int verify(cl_run *run, void *vs, int full)
         return 0;
     }
     for (uint64_t k = 0; k < 64; k++)
-        if (check_at(run, s, y, (long long)cl_sample_index(s->seed, k, (uint64_t)s->n)))
+        if (check_at(run, s, y, (long long)cl_sample_index(cl_check_seed(run), k, (uint64_t)s->n)))
             return 1;
     return 0;
 }
 
-const cl_checker cl_checker_selftest = {"selftest", sizeof(st), setup, generate, launch, verify, NULL};
+const cl_checker cl_checker_selftest = {"selftest", sizeof(st), setup, generate, args, verify, NULL};

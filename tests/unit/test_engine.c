@@ -82,21 +82,22 @@ START_TEST(crash_is_a_verdict)
 {
     grade("selftest", "crash", 0, 0);
     expect(CL_V_CRASH, "signal 11");
-    ck_assert(tu_contains(r.message, "in case n=1"));
+    ck_assert(tu_contains(r.message, "case 'n=1'"));
 }
 END_TEST
 
 START_TEST(exit_without_verdict_fails)
 {
     grade("selftest", "exit_early", 0, 0);
-    expect(CL_V_CRASH, "without a verdict");
+    expect(CL_V_CRASH, "exited with code");
 }
 END_TEST
 
 START_TEST(printed_fake_verdict_is_only_output)
 {
+    /* what it prints is only output; what it writes to the judge's socket breaks the run */
     grade("selftest", "fake_verdict", 0, 0);
-    expect(CL_V_WRONG, "never written");
+    expect(CL_V_CRASH, "broke the protocol");
     ck_assert(tu_contains(r.output, "\"status\":\"ok\""));
 }
 END_TEST
@@ -104,7 +105,7 @@ END_TEST
 START_TEST(forged_verdict_line_voids_the_run)
 {
     grade("selftest", "spray_fds", 0, 0);
-    expect(CL_V_CRASH, "tampered");
+    expect(CL_V_CRASH, "broke the protocol");
 }
 END_TEST
 
@@ -118,7 +119,7 @@ END_TEST
 START_TEST(modified_input)
 {
     grade("selftest", "modifies_input", 0, 0);
-    expect(CL_V_OUT_OF_BOUNDS, "modified its input 'x'");
+    expect(CL_V_OUT_OF_BOUNDS, "modified its input 'x'"); /* the read-only mapping faults */
 }
 END_TEST
 
@@ -170,8 +171,9 @@ START_TEST(forked_children_do_not_survive)
     ck_assert_int_eq(cl_read_file(pidfile, 100, &text, &n, &err), 0);
     pid_t pid = atoi(text);
     free(text);
-    ck_assert(pid > 0);
-    ck_assert_msg(!tu_process_alive(pid), "the solution's child %d outlived the run", (int)pid);
+    /* the solution's process may not create processes at all (seccomp); were one made, it
+     * would not outlive the run */
+    ck_assert_msg(pid < 0, "fork succeeded in the solution's process (child %d)", (int)pid);
     tu_rmtree(dir);
     free(dir);
 }

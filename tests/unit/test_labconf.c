@@ -131,6 +131,37 @@ START_TEST(bad_metric_and_ceiling)
 }
 END_TEST
 
+START_TEST(bandwidth_ceilings_and_aggregate)
+{
+    /* read and write name the device's read-only and write-only bandwidth; bandwidth only */
+    cl_err err;
+    cl_lab lab;
+    static const struct { const char *text; int ceiling; } ok[] = {
+        {"ceiling: read", CL_CEIL_READ}, {"ceiling: write", CL_CEIL_WRITE}, {"ceiling: copy", CL_CEIL_COPY}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        ck_assert_int_eq(load_variant("ceiling: copy", ok[i].text, &err), 0);
+        char path[1100];
+        snprintf(path, sizeof path, "%s/lab.yaml", dir);
+        ck_assert_msg(cl_lab_load_file(path, &lab, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(lab.ceiling, ok[i].ceiling);
+        ck_assert_int_eq(lab.aggregate, CL_AGG_GEOMEAN); /* the default */
+        cl_lab_free(&lab);
+    }
+    EXPECT_ERROR("ceiling: copy", "ceiling: disk", "ceiling must be copy, read, write, cublas or reference");
+    EXPECT_ERROR("metric: bandwidth\nceiling: copy", "metric: tflops\nceiling: read",
+                 "ceiling 'read' goes with metric 'bandwidth'");
+    /* score.aggregate: geomean or slowest */
+    ck_assert_int_eq(load_variant("excellent: 40}", "excellent: 40, aggregate: slowest}", &err), 0);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/lab.yaml", dir);
+    ck_assert_msg(cl_lab_load_file(path, &lab, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(lab.aggregate, CL_AGG_SLOWEST);
+    cl_lab_free(&lab);
+    EXPECT_ERROR("excellent: 40}", "excellent: 40, aggregate: median}",
+                 "lab.yaml:19:72: score.aggregate must be geomean or slowest, not 'median'");
+}
+END_TEST
+
 START_TEST(tiers_ordered)
 {
     EXPECT_ERROR("good: 0.75", "good: 0.95", "tiers must satisfy");
@@ -208,6 +239,7 @@ int main(void)
     tcase_add_test(tc, duplicate_case);
     tcase_add_test(tc, runs_at_least_20);
     tcase_add_test(tc, bad_metric_and_ceiling);
+    tcase_add_test(tc, bandwidth_ceilings_and_aggregate);
     tcase_add_test(tc, tiers_ordered);
     tcase_add_test(tc, bilingual_text);
     tcase_add_test(tc, yaml_syntax_error_has_line);

@@ -1,9 +1,11 @@
 /* ceilings.h: what this GPU can do at best, measured once and cached.
  *
- * cudalab-probe measures the copy bandwidth (a vectorised copy kernel, bytes read +
- * written) and cuBLAS's fp16 Tensor Core rate; the result is cached per GPU (UUID +
- * driver version) in $XDG_CACHE_HOME/cudalab/device-<uuid>-<driver>.json. Every
- * memory-bound lab is graded as a fraction of that copy bandwidth. */
+ * cudalab-probe measures three bandwidths (copy: bytes read + written; read-only;
+ * write-only; each the best of a few vectorised kernels, and for copy and write also the
+ * driver's cudaMemcpy / cudaMemset) and cuBLAS's fp16 Tensor Core rate; the result is
+ * cached per GPU (UUID + driver version) in $XDG_CACHE_HOME/cudalab/device-<uuid>-<driver>.json.
+ * Every memory-bound lab is graded as a fraction of the bandwidth its lab.yaml names
+ * (`ceiling: copy | read | write`). */
 #ifndef CUDALAB_CEILINGS_H
 #define CUDALAB_CEILINGS_H
 
@@ -18,6 +20,8 @@ typedef struct cl_ceilings {
     int cc_major, cc_minor, sms, clock_mhz, mem_clock_mhz, bus_width_bits, l2_bytes, smem_per_sm;
     long long mem_total;
     double copy_gbps, copy_kernel_gbps, memcpy_gbps, fp16_tflops, dram_peak_gbps;
+    double read_gbps;                     /* read-only stream, bytes read */
+    double write_gbps, write_kernel_gbps, memset_gbps; /* write-only, bytes written */
     int fp16_gemm_n;
     long long measured_at;
     int from_cache;

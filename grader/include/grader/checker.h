@@ -1,16 +1,22 @@
 /* checker.h: what one lab's checker (grader/labs/<lab>.c) implements, and the runner
  * services it may use.
  *
- * A checker knows one lab: how to size a case, generate its inputs, call the solution's
- * entry point, and verify the outputs against a CPU reference. Everything else (guard
- * zones, NaN poisoning, timing, L2 flushing, repetition, the verdict) is the engine's.
+ * A checker knows one lab: how to size a case, generate its inputs, describe the call of the
+ * solution's entry point, and verify the outputs against a CPU reference. Everything else
+ * (guard zones, NaN poisoning, the call itself in the solution's own process, timing, L2
+ * flushing, repetition, the verdict) is the engine's. A checker runs in the judge and never
+ * calls student code: it says which arguments the call takes (args), and the solution's
+ * process rebuilds them against its own mappings of the same buffers.
  *
  * Life of a case, as the engine drives it:
  *   setup(case)                      read params, size to free memory, allocate, set work
- *   correctness case:  generate(seed) -> poison -> launch -> sync -> guards -> verify(full)
- *   bench case:        generate(seed0) -> warm-up launch -> verify(full)
- *                      then for each timed run r: generate(seed_r) -> poison -> flush L2
- *                      -> [timed: launch] -> guards -> verify(quick)
+ *   correctness case:  generate(seed) -> poison -> call -> snapshot -> guards, inputs
+ *                      -> verify(full)
+ *   bench case:        generate(seed0) -> warm-up call -> verify(full)
+ *                      then for each timed run r: generate(secret seed) -> poison -> flush L2
+ *                      -> [timed: call] -> snapshot -> guards, inputs -> verify(quick)
+ *   verify reads the outputs' snapshot; sampled checks take their positions from
+ *   cl_check_seed(), drawn after the call.
  *   teardown                         (buffers and cl_host_alloc memory are freed for you)
  *
  * Checkers are plain C: they touch device memory only through the services below, so
@@ -26,6 +32,7 @@
 
 typedef struct cl_run cl_run;   /* the runner's state: one lab, one process */
 typedef struct cl_case cl_case; /* one case of lab.yaml (correctness or bench) */
+typedef struct cl_args cl_args; /* one call's arguments, as data (runner/callargs.h) */
 
 typedef struct cl_checker {
     const char *lab;   /* the lab's name, as in labs/<lab>/ */
@@ -34,8 +41,9 @@ typedef struct cl_checker {
     int (*setup)(cl_run *run, const cl_case *c, void *state);
     /* Write fresh inputs derived from seed into the input buffers. 0 or -1. */
     int (*generate)(cl_run *run, void *state, uint64_t seed);
-    /* Call the solution's entry point once, on stream. */
-    void (*launch)(void *state, const void *entry, void *stream);
+    /* Describe the call of the entry point, argument by argument (the stream is added
+     * last). 0 or -1. */
+    int (*args)(cl_run *run, void *state, cl_args *a);
     /* Check the outputs. full = 1: everything the CPU can afford (correctness cases and
      * the bench warm-up); full = 0: a cheaper check after each timed run (e.g. a random
      * sample of elements). Returns 0 pass, 1 wrong (after cl_mismatch/cl_failf), -1 error. */
@@ -88,6 +96,24 @@ int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g);
 /* Sum and sum of magnitudes of count elements at dev, accumulated in fp64 by a trusted
  * grader kernel: a cheap exact-enough reference for checks after timed runs. */
 int cl_dev_sum(cl_run *run, const void *dev, size_t count, cl_dtype t, double *sum, double *abs_sum);
+
+/* fp64 sum and sum of magnitudes of count elements straight from generator g: a reference
+ * value no solution can have touched. */
+int cl_gen_sum(cl_run *run, size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum);
+/* A secret seed drawn after the last call, for where sampled checks look. */
+uint64_t cl_check_seed(const cl_run *run);
+
+/* ---- the call's arguments, in the order of the entry point's parameters ---- */
+
+/* A pointer into a buffer from cl_alloc_in/cl_alloc_out (NULL passes as NULL). */
+void cl_arg_ptr(cl_run *run, cl_args *a, const void *dev);
+void cl_arg_i32(cl_args *a, int32_t v);
+void cl_arg_i64(cl_args *a, int64_t v);
+void cl_arg_f32(cl_args *a, float v);
+/* A pointer to a struct of plain bytes (copied); its pointer fields are declared with
+ * cl_arg_blob_ptr (offset in the struct, device pointer of the judge's). One a call. */
+void cl_arg_blob(cl_args *a, const void *host, size_t bytes);
+void cl_arg_blob_ptr(cl_run *run, cl_args *a, size_t at, const void *dev);
 
 /* ---- work, for the performance metric ---- */
 

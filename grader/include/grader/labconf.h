@@ -48,7 +48,11 @@ typedef struct cl_tol_conf {
 } cl_tol_conf;
 
 typedef enum { CL_METRIC_BANDWIDTH, CL_METRIC_TFLOPS, CL_METRIC_THROUGHPUT, CL_METRIC_TIME } cl_metric;
-typedef enum { CL_CEIL_COPY, CL_CEIL_CUBLAS, CL_CEIL_REFERENCE } cl_ceiling;
+/* What a bench case's metric is divided by: this GPU's copy (bytes read + written),
+ * read-only or write-only bandwidth; cuBLAS on the same shape; or the reference. */
+typedef enum { CL_CEIL_COPY, CL_CEIL_CUBLAS, CL_CEIL_REFERENCE, CL_CEIL_READ, CL_CEIL_WRITE } cl_ceiling;
+/* How the bench cases' fractions become one (docs/grading-policy.md, "Score"). */
+typedef enum { CL_AGG_GEOMEAN, CL_AGG_SLOWEST } cl_aggregate;
 
 typedef struct cl_lab {
     char dir[1024];  /* labs/<name> */
@@ -74,6 +78,7 @@ typedef struct cl_lab {
     cl_case_conf cases[CL_MAX_CASES]; /* correctness cases first, then bench cases */
     double tier_pass, tier_good, tier_excellent; /* fractions of the ceiling */
     double w_correct, w_pass, w_good, w_excellent; /* score weights; max = correct + excellent */
+    cl_aggregate aggregate;                        /* score.aggregate: geomean (default) or slowest */
     int nhints;
     cl_text hints[CL_MAX_HINTS];
 } cl_lab;
@@ -93,6 +98,8 @@ const cl_tol_conf *cl_lab_tol(const cl_lab *lab, const char *key);
 const char *cl_case_param(const cl_case_conf *c, const char *key);
 const char *cl_metric_name(cl_metric m);
 const char *cl_ceiling_name(cl_ceiling c);
+/* 1 for the ceilings measured by the device probe in GB/s (copy, read, write). */
+int cl_ceiling_is_bandwidth(cl_ceiling c);
 /* Max score of a lab: correctness + excellent tier. */
 double cl_lab_max_score(const cl_lab *lab);
 

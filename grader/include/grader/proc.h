@@ -49,6 +49,11 @@ void cl_proc_result_free(cl_proc_result *res);
  * (stdout and stderr, up to cap bytes) in *out (NUL-terminated; the caller frees it).
  * Returns -1 when it could not be started, 0 when it exited with status 0, 1 otherwise. */
 int cl_proc_capture(char *const *argv, double timeout_s, size_t cap, char **out, cl_err *err);
+/* Starts a helper that lives beside the caller (the judge's solution process): it stays
+ * in the caller's process group (so the caller's own end, or the supervisor's kill of the
+ * group, ends it), shares stdout and stderr, gets fd_pass as its descriptor 3 and no other
+ * descriptor above 2, and, when env is not NULL, exactly that environment. */
+int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out, cl_err *err);
 /* "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 60 s". */
 void cl_proc_describe(const cl_proc_result *res, double timeout_s, char *out, size_t n);
 

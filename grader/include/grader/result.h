@@ -30,9 +30,23 @@ typedef enum cl_verdict {
     CL_V_EXCELLENT,
 } cl_verdict;
 
+/* Whose fault a verdict is: nobody's, the solution's, cudalab's, or the machine's. */
+typedef enum cl_fault { CL_FAULT_NONE, CL_FAULT_SOLUTION, CL_FAULT_CUDALAB, CL_FAULT_ENVIRONMENT } cl_fault;
+
+typedef struct cl_verdict_info {
+    const char *name;    /* the one spelling, in every report */
+    cl_fault fault;
+    int exit_code;       /* of cudalab test/bench/submit: 0 ok, 1 the solution, 3 environment, 4 cudalab */
+    const char *meaning; /* one line */
+} cl_verdict_info;
+
+const cl_verdict_info *cl_verdict_info_of(cl_verdict v);
 const char *cl_verdict_name(cl_verdict v);
 /* The verdict named name; CL_V_ERROR for an unknown or NULL name. */
 cl_verdict cl_verdict_from_name(const char *name);
+/* The verdict a judge case status stands for ("pass" -> correct, "wrong", "out_of_bounds",
+ * "cuda_error", "crash", "timeout", "error"); unknown statuses are errors. */
+cl_verdict cl_verdict_of_case(const char *status);
 /* 1 for verdicts meaning "works" (correct and better). */
 int cl_verdict_ok(cl_verdict v);
 
@@ -48,6 +62,7 @@ typedef struct cl_case_result {
     double ms;
     /* bench */
     int runs, batches, off_stream;
+    char *off_stream_why;
     double median_ms, min_ms, max_ms, p10_ms, p90_ms;
     double bytes, flops, items;
     char *items_unit;
@@ -82,6 +97,7 @@ typedef struct cl_result {
     char gpu[256];
     char gpu_uuid[64];
     double copy_gbps, fp16_tflops;
+    double read_gbps, write_gbps; /* read-only and write-only bandwidth (0: not measured) */
     /* cases */
     int ncases;
     cl_case_result cases[CL_MAX_CASES];
@@ -91,13 +107,21 @@ typedef struct cl_result {
     int nlibs;
     char *libs[32];       /* libraries the solution loaded */
     char *sanitizer;      /* compute-sanitizer findings, if run */
-    const char *tier;     /* overall tier (the slowest bench case), or NULL */
+    const char *tier;     /* overall tier (of perf_fraction), or NULL */
+    double perf_fraction; /* the bench cases' fractions, each capped at the excellent tier,
+                             aggregated as lab.yaml says (geometric mean or the slowest) */
+    double perf_points;   /* the performance points it earned (0 until cl_score_total) */
+    int limiting_case;    /* index of the bench case that holds the score down, -1: none */
+    int ceiling;          /* the lab's cl_ceiling, for formatting (set by cl_score_bench) */
+    int aggregate;        /* the lab's cl_aggregate, for formatting */
     double score, max_score;
     double seconds;       /* wall time of the whole grading */
 } cl_result;
 
 void cl_result_init(cl_result *r);
 void cl_result_free(cl_result *r);
+/* Frees one case's strings and zeroes it. */
+void cl_case_result_clear(cl_case_result *c);
 /* Sets verdict and message (printf-style). */
 void cl_result_set(cl_result *r, cl_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -54,4 +54,9 @@ uint64_t cl_bank_fingerprint(const cl_bank *b);
  * Returns the number of problems; each is reported as "<what>: message". */
 int cl_question_check(const cl_question *q, const char *what, cl_report_fn report, void *ctx);
 
+/* The Chinese house style (zhstyle.h) of every zh text of a question, and of every static
+ * question of a bank (generated ones are checked by cl_bank_check_families). */
+int cl_question_check_style(const cl_question *q, const char *what, cl_report_fn report, void *ctx);
+int cl_bank_check_style(const cl_bank *b, cl_report_fn report, void *ctx);
+
 #endif

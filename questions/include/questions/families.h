@@ -102,4 +102,36 @@ int cl_divergence_efficiency(const unsigned char *takes_if, int nthreads, int co
  * Blocks to cover n elements with `block` threads each handling per_thread elements. */
 long cl_grid_blocks(long n, int block, int per_thread);
 
+/* ---- warp_shuffle_reduce -------------------------------------------------------------
+ * A tree reduction with __shfl_down_sync: offsets start at width/2 and halve while
+ * >= stop. Lane 0 of each width-lane segment ends with the sum of the lanes of its
+ * segment whose index is a multiple of stop (all of them when stop == 1). Returns the
+ * sum lane `lane` holds (lane a multiple of width) for values v[l] = a*l + b, and the
+ * number of shuffle steps. */
+long cl_shfl_reduce_lane(int width, int stop, int lane, long a, long b, int *steps);
+/* Shuffle instructions a block of nwarps warps issues per warp to reduce to one value:
+ * 5 in every warp, then ceil(log2(nwarps)) in the warp that reduces the partials. */
+int cl_shfl_block_steps(int nwarps);
+
+/* ---- nccl_allreduce_time -------------------------------------------------------------
+ * Ring all-reduce on n GPUs: 2(n-1) steps, each alpha_us of latency plus one chunk of
+ * bytes/n over bw_gbs (GB/s, 1 GB = 1e9 bytes). Tree (double binary): 2 ceil(log2 n) steps
+ * of alpha plus bytes / bw in total. Results in microseconds. */
+double cl_ring_allreduce_us(int n, double bytes, double bw_gbs, double alpha_us);
+double cl_tree_allreduce_us(int n, double bytes, double bw_gbs, double alpha_us);
+/* Hierarchical: reduce-scatter and all-gather inside nodes of g GPUs over bw_intra, a ring
+ * all-reduce of bytes/g across m nodes over bw_inter; latency ignored. */
+double cl_hier_allreduce_us(int g, int m, double bytes, double bw_intra, double bw_inter);
+
+/* ---- tma_smem_budget -----------------------------------------------------------------
+ * Bytes of one pipeline stage (an A tile bm x bk and a B tile bk x bn of elem bytes), and
+ * the stages that fit in smem_block bytes after reserving `other` bytes. */
+long cl_stage_bytes(int bm, int bn, int bk, int elem_bytes);
+int cl_stages_fit(long stage_bytes, long smem_block, long other);
+
+/* ---- roofline_counters ---------------------------------------------------------------
+ * From profiler counters: FLOPs = 2 * FFMA + FADD + FMUL (thread-level, FP32), bytes =
+ * DRAM read + write; intensity = FLOPs / bytes; achieved = FLOPs / time. */
+double cl_counter_flops(double ffma, double fadd, double fmul);
+
 #endif

@@ -14,6 +14,8 @@
 #define CL_Q_MAX_CHOICES 8
 #define CL_Q_MIN_ITEMS 3
 #define CL_Q_MAX_ITEMS 8
+#define CL_Q_MAX_VARIANTS 5
+#define CL_Q_MAX_PARAMS 12
 
 typedef enum {
     CL_Q_SINGLE = 0,
@@ -24,16 +26,32 @@ typedef enum {
     CL_Q_NTYPES
 } cl_qtype;
 
+/* What a question asks the candidate to do (the `kind` key; lint reports the mix):
+ * recall a fact, explain a mechanism, apply it (compute a figure), or analyse (predict
+ * what code does, find the bug, choose and justify a design). */
+typedef enum {
+    CL_KIND_RECALL = 0,
+    CL_KIND_UNDERSTAND,
+    CL_KIND_APPLY,
+    CL_KIND_ANALYSE,
+    CL_KIND_N
+} cl_qkind;
+
 /* A text in both languages. */
 typedef struct cl_qtext {
     const char *en;
     const char *zh;
 } cl_qtext;
 
-/* One keyword group of a short-answer rubric: matched when any alternative occurs. */
+/* One key point of a short-answer rubric: matched when any alternative occurs, or when
+ * the answer holds a number within tolerance of `number` (has_number). `label` names the
+ * point in feedback ("subtract the row maximum" / "减去行最大值"); may be empty. */
 typedef struct cl_kwgroup {
     int nalts;
     const char **alts;
+    cl_qtext label;
+    int has_number;
+    double number, tol_abs, tol_rel;
 } cl_kwgroup;
 
 typedef struct cl_question {
@@ -44,6 +62,12 @@ typedef struct cl_question {
     int difficulty;  /* 1..5 */
     const char *family; /* generator name, or NULL for a static question */
     uint64_t seed;      /* the seed a generated question was drawn from */
+    int nvariants;      /* family entry: the generator variants a draw picks from */
+    int variants[CL_Q_MAX_VARIANTS];
+    int variant;        /* a generated question: the variant drawn (1..5) */
+    int nparams;        /* a generated question: its drawn parameters (lint recomputes) */
+    double params[CL_Q_MAX_PARAMS];
+    cl_qkind kind;
 
     cl_qtype type;
     cl_qtext prompt;
@@ -78,6 +102,11 @@ typedef struct cl_question {
 } cl_question;
 
 const char *cl_qtype_name(cl_qtype t);
+const char *cl_qkind_name(cl_qkind k);
+/* -1 when name is not a kind. */
+int cl_qkind_parse(const char *name);
+/* A unit in lang: "bytes" -> "字节", "sectors" -> "个 sector"; unknown units unchanged. */
+const char *cl_unit_text(const char *unit, cl_lang lang);
 /* -1 when name is not a type. */
 int cl_qtype_parse(const char *name);
 /* The text in lang, falling back to English. Never NULL. */

@@ -1,0 +1,122 @@
+/* cmd_progress.c: cudalab progress [--json]: every lab's best tier and score, how often it
+ * was tested, benched and submitted, and the question review queue. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_history.h"
+#include "cli_util.h"
+#include "commands.h"
+#include "db.h"
+#include "grader/history.h"
+#include "grader/labconf.h"
+#include "paths.h"
+#include "questions/frontend.h"
+#include "questions/progress.h"
+#include "term.h"
+
+int cmd_progress(int argc, char **argv)
+{
+    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int json = 0, ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (ch == 'j') json = 1;
+        else {
+            fprintf(ch == 'h' ? stdout : stderr,
+                    "usage: cudalab progress [--json]\n"
+                    "  Every lab's best tier (any bench or submit), best submitted score, attempts,\n"
+                    "  and the question review queue ('cudalab review').\n");
+            return ch == 'h' ? 0 : 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "usage: cudalab progress [--json]\n");
+        return 2;
+    }
+    char **names;
+    int n;
+    cl_err err;
+    if (cl_lab_names(cl_home_dir(), &names, &n, &err)) {
+        cl_cli_error("progress", CL_T("%s"), err.msg);
+        return 2;
+    }
+    sqlite3 *db;
+    if (cl_cli_open_history("progress", &db)) {
+        cl_lab_names_free(names, n);
+        return 2;
+    }
+    FILE *f = stdout;
+    const char *D = cl_c(f, CL_DIM), *Z = cl_c0(f);
+    json_t *labs = json_array();
+    if (!json)
+        printf("%s%-16s %-10s %-9s %5s %5s %6s  %s%s\n", D, "lab", "best tier", "score", "tests", "bench", "submit",
+               "last", Z);
+    int rc = 0, started = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        cl_lab_summary s;
+        if (cl_history_summary(db, names[i], &s, &err)) {
+            cl_cli_error("progress", CL_T("%s"), err.msg);
+            rc = 2;
+            break;
+        }
+        started += s.last_at != 0;
+        if (json) {
+            json_t *o = json_pack("{s:s, s:i, s:i, s:i}", "lab", names[i], "tests", s.tests, "benches", s.benches,
+                                  "submits", s.submits);
+            json_object_set_new(o, "best_tier", s.best_tier[0] ? json_string(s.best_tier) : json_null());
+            json_object_set_new(o, "best_score", s.max_score > 0 ? json_real(s.best_score) : json_null());
+            json_object_set_new(o, "max_score", s.max_score > 0 ? json_real(s.max_score) : json_null());
+            json_object_set_new(o, "last_verdict", s.last_at ? json_string(s.last_verdict) : json_null());
+            json_object_set_new(o, "last_at", s.last_at ? json_integer(s.last_at) : json_null());
+            json_array_append_new(labs, o);
+            continue;
+        }
+        char score[24] = "-", last[64] = "-";
+        if (s.max_score > 0)
+            snprintf(score, sizeof score, "%.0f/%.0f", s.best_score, s.max_score);
+        if (s.last_at) {
+            char when[32];
+            cl_cli_when(s.last_at, when, sizeof when);
+            snprintf(last, sizeof last, "%s %s", s.last_verdict, when);
+        }
+        cl_color col = !strcmp(s.best_tier, "excellent") || !strcmp(s.best_tier, "good") ? CL_GREEN
+                       : s.best_tier[0]                                                 ? CL_YELLOW
+                                                                                        : CL_NONE;
+        printf("%-16s %s%-10s%s %-9s %5d %5d %6d  %s\n", names[i], cl_c(f, col), s.best_tier[0] ? s.best_tier : "-",
+               Z, score, s.tests, s.benches, s.submits, last);
+    }
+    /* the question side: the spaced-review deck */
+    int total = 0, due = 0;
+    int64_t next = 0, now = cl_qf_now();
+    if (rc == 0 && (cl_questions_db_init(db, &err) || cl_cards_summary(db, now, &total, &due, &next, &err))) {
+        cl_cli_error("progress", CL_T("%s"), err.msg);
+        rc = 2;
+    }
+    if (rc == 0 && json) {
+        json_t *o = json_pack("{s:o, s:{s:i, s:i}}", "labs", labs, "review", "cards", total, "due", due);
+        json_object_set_new(json_object_get(o, "review"), "next_due", total ? json_integer(next) : json_null());
+        labs = NULL;
+        char *txt = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+        puts(txt);
+        free(txt);
+        json_decref(o);
+    } else if (rc == 0) {
+        printf("\n%d of %d labs started. ", started, n);
+        if (!total)
+            printf("Review queue: empty (questions you miss in 'cudalab quiz' come back here).\n");
+        else if (due) {
+            printf("Review queue: %d card%s, %d due now: 'cudalab review'.\n", total, total == 1 ? "" : "s", due);
+        } else {
+            char when[32];
+            cl_cli_when(next, when, sizeof when);
+            printf("Review queue: %d card%s, none due; the next on %s.\n", total, total == 1 ? "" : "s", when);
+        }
+    }
+    json_decref(labs);
+    cl_db_close(db);
+    cl_lab_names_free(names, n);
+    return rc;
+}

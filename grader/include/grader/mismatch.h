@@ -1,0 +1,87 @@
+/* mismatch.h: the full report of a failing correctness case, for a checker to fill from
+ * its expected and produced outputs (self-contained: no runner or checker state).
+ *
+ *   arrays (cl_mismatch_*):  how many elements are wrong out of how many, the first ten
+ *                            with their position in the lab's terms (row/column, box pair,
+ *                            ...), expected, got, absolute and relative error against the
+ *                            tolerance, the largest error and where, and a one-line guess
+ *                            when the pattern is clear (only the last partial tile wrong,
+ *                            every row off by one factor, NaN where the answer is finite,
+ *                            transposed, zeros, a constant offset).
+ *   topo_sort (cl_mismatch_topo) and nms (cl_mismatch_nms): which rule the answer breaks
+ *                            and the smallest counterexample.
+ * Each as text and JSON. An element passes when |got - expected| <= abs + rel * |expected|
+ * (NaN and Inf pass only where expected is the same). */
+#ifndef CUDALAB_MISMATCH_H
+#define CUDALAB_MISMATCH_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CL_MM_FIRST 10
+
+typedef struct cl_mm_shape {
+    const char *array;        /* "y", "out", "C" */
+    int ndims;                /* 1..3, row-major, the last dimension fastest */
+    long long dims[3];
+    const char *names[3];     /* "row", "col"; "box a", "box b"; NULL: "i", "j", "k" */
+} cl_mm_shape;
+
+typedef struct cl_mm_tol {
+    double abs, rel;
+} cl_mm_tol;
+
+typedef struct cl_mm_elem {
+    long long index;
+    long long coord[3];
+    double expected, got, abs_err, rel_err;
+} cl_mm_elem;
+
+typedef struct cl_mm_report {
+    long long total, wrong, nonfinite; /* nonfinite: wrong elements that are NaN or Inf */
+    int nfirst;
+    cl_mm_elem first[CL_MM_FIRST];
+    int have_worst;
+    cl_mm_elem worst;                  /* largest absolute error (a non-finite one first) */
+    cl_mm_tol tol;
+    char pattern_id[32];               /* "" when no guess */
+    char pattern[320];
+} cl_mm_report;
+
+/* Compares n elements. Returns the number wrong (0: the case passes). */
+long long cl_mismatch_f32(const float *expected, const float *got, const cl_mm_shape *shape, const cl_mm_tol *tol,
+                          cl_mm_report *rep);
+long long cl_mismatch_f64(const double *expected, const double *got, const cl_mm_shape *shape, const cl_mm_tol *tol,
+                          cl_mm_report *rep);
+/* fp16 values as their IEEE binary16 bits. */
+long long cl_mismatch_f16(const uint16_t *expected, const uint16_t *got, const cl_mm_shape *shape,
+                          const cl_mm_tol *tol, cl_mm_report *rep);
+
+json_t *cl_mismatch_json(const cl_mm_report *rep, const cl_mm_shape *shape);
+void cl_mismatch_text(const cl_mm_report *rep, const cl_mm_shape *shape, FILE *f);
+
+/* ---- answers with more than one right form ---- */
+
+typedef struct cl_mm_rule {
+    int broken;        /* 0: the answer is valid */
+    char rule[64];     /* "edge order", "permutation", "cycle reported", "suppression", ... */
+    char text[512];    /* the rule in words, with the smallest counterexample */
+    json_t *example;   /* the counterexample as data (owned; cl_mm_rule_free) */
+} cl_mm_rule;
+
+void cl_mm_rule_free(cl_mm_rule *r);
+json_t *cl_mm_rule_json(const cl_mm_rule *r);
+
+/* topo_sort: a CSR graph (row_ptr[n+1], col[m]); the solution's order[n] and status
+ * (1 = "cycle"); has_cycle: the truth. Fills r; returns r->broken. */
+int cl_mismatch_topo(int n, const int *row_ptr, const int *col, int has_cycle, const int *order, int status,
+                     cl_mm_rule *r);
+
+/* nms: boxes[4n] (x1,y1,x2,y2), scores[n], the threshold; the solution's keep[num_kept].
+ * Greedy NMS keeps, in descending score (ties: lower index), each box whose IoU with every
+ * box kept before it is <= threshold. Fills r; returns r->broken. */
+int cl_mismatch_nms(int n, const float *boxes, const float *scores, float iou_threshold, const int *keep, int num_kept,
+                    cl_mm_rule *r);
+
+#endif

@@ -1,0 +1,240 @@
+// exec_cuda.cu: the solution process's device operations on a real GPU.
+//
+// Buffers arrive as CUDA VMM allocations exported by the judge as POSIX descriptors; they
+// are imported and mapped here at addresses of this process (inputs with read-only
+// access). A call is enqueued behind the judge's go word (cuStreamWaitValue32), with a
+// short spin so the start event fires only once the solution's launches are queued, and is
+// followed by a write of the done word (cuStreamWriteValue32): the judge stamps its own
+// %globaltimer before go and after done, a bracket this process cannot reach.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grader/timing_kernels.cuh"
+
+extern "C" {
+#include "exec_backend.h"
+#include "link_proto.h"
+}
+
+#define SPIN_NS 150000ull // far longer than a solution's host code takes to enqueue its kernels
+
+static cudaStream_t g_stream;
+static cudaEvent_t g_e0, g_e1;
+static CUdeviceptr g_go, g_done;
+static int g_device;
+
+__global__ void exec_spin(unsigned long long ns);
+__global__ void exec_copy(float4 *dst, const float4 *src, size_t n4);
+
+static int cuda_err(cudaError_t e, const char *what, char *err, size_t n)
+{
+    snprintf(err, n, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    return -1;
+}
+
+static int cu_err(CUresult r, const char *what, char *err, size_t n)
+{
+    const char *s = NULL, *nm = NULL;
+    cuGetErrorString(r, &s);
+    cuGetErrorName(r, &nm);
+    snprintf(err, n, "%s: %s (%s)", what, s ? s : "?", nm ? nm : "?");
+    return -1;
+}
+
+#define CU(call, what)                                      \
+    do {                                                    \
+        CUresult r_ = (call);                               \
+        if (r_ != CUDA_SUCCESS) return cu_err(r_, what, err, errn); \
+    } while (0)
+#define RT(call, what)                                      \
+    do {                                                    \
+        cudaError_t e_ = (call);                            \
+        if (e_ != cudaSuccess) return cuda_err(e_, what, err, errn); \
+    } while (0)
+
+extern "C" int xb_init(char *name, size_t n, char *err, size_t errn)
+{
+    RT(cudaSetDevice(0), "cudaSetDevice");
+    RT(cudaFree(0), "creating the CUDA context");
+    cudaDeviceProp p;
+    RT(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
+    snprintf(name, n, "%s", p.name);
+    RT(cudaStreamCreate(&g_stream), "cudaStreamCreate");
+    RT(cudaEventCreate(&g_e0), "cudaEventCreate");
+    RT(cudaEventCreate(&g_e1), "cudaEventCreate");
+    g_device = 0;
+    // launch this process's own kernels once now: a first launch may set up resources
+    // (local memory) with a device-wide wait, which would never end behind a waiting stream
+    exec_spin<<<1, 1, 0, g_stream>>>(1000);
+    exec_copy<<<1, 32, 0, g_stream>>>(NULL, NULL, 0);
+    RT(cudaGetLastError(), "warming up");
+    RT(cudaStreamSynchronize(g_stream), "warming up");
+    return 0;
+}
+
+static int map_fd(int fd, size_t bytes, int readonly, CUdeviceptr *out, char *err, size_t errn)
+{
+    CUmemGenericAllocationHandle h;
+    CU(cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+       "importing a shared buffer");
+    CUdeviceptr ptr;
+    CUresult r = cuMemAddressReserve(&ptr, bytes, 0, 0, 0);
+    if (r != CUDA_SUCCESS) {
+        cuMemRelease(h);
+        return cu_err(r, "reserving addresses", err, errn);
+    }
+    r = cuMemMap(ptr, bytes, 0, h, 0);
+    cuMemRelease(h); // the mapping keeps the allocation
+    if (r != CUDA_SUCCESS) {
+        cuMemAddressFree(ptr, bytes);
+        return cu_err(r, "mapping a shared buffer", err, errn);
+    }
+    CUmemAccessDesc a;
+    memset(&a, 0, sizeof a);
+    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a.location.id = g_device;
+    a.flags = readonly ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    r = cuMemSetAccess(ptr, bytes, &a, 1);
+    if (r != CUDA_SUCCESS) {
+        cuMemUnmap(ptr, bytes);
+        cuMemAddressFree(ptr, bytes);
+        return cu_err(r, "setting access to a shared buffer", err, errn);
+    }
+    *out = ptr;
+    return 0;
+}
+
+extern "C" int xb_map(int fd, size_t bytes, int readonly, void **ptr, char *err, size_t errn)
+{
+    CUdeviceptr p;
+    if (map_fd(fd, bytes, readonly, &p, err, errn))
+        return -1;
+    *ptr = (void *)p;
+    return 0;
+}
+
+extern "C" void xb_unmap(void *ptr, size_t bytes)
+{
+    cudaDeviceSynchronize();
+    cuMemUnmap((CUdeviceptr)ptr, bytes);
+    cuMemAddressFree((CUdeviceptr)ptr, bytes);
+}
+
+extern "C" int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn)
+{
+    int ro = id == CL_MAP_GO && !getenv("CUDALAB_TEST_GO_RW");
+    return map_fd(fd, bytes, ro, id == CL_MAP_GO ? &g_go : &g_done, err, errn);
+}
+
+// gated once the judge has sent its words; without them (CUDALAB_UNGATED on the judge's
+// side) a call waits for LM_GO on the socket and is bracketed by the judge's host clock
+extern "C" int xb_gated(void) { return g_go != 0 && g_done != 0; }
+extern "C" void *xb_stream(void) { return (void *)g_stream; }
+
+__global__ void exec_spin(unsigned long long ns)
+{
+    const unsigned long long t0 = cl_globaltimer_ns();
+    while (cl_globaltimer_ns() - t0 < ns) {
+    }
+}
+
+extern "C" int xb_arm(uint64_t k, char *err, size_t errn)
+{
+    if (!xb_gated())
+        return 0;
+    CU(cuStreamWaitValue32((CUstream)g_stream, g_go, (cuuint32_t)k, CU_STREAM_WAIT_VALUE_GEQ), "waiting for go");
+    exec_spin<<<1, 1, 0, g_stream>>>(SPIN_NS);
+    RT(cudaGetLastError(), "spin kernel");
+    RT(cudaEventRecord(g_e0, g_stream), "cudaEventRecord");
+    return 0;
+}
+
+extern "C" int xb_call(uint64_t k, void (*fn)(void *), void *ctx, char *err, size_t errn)
+{
+    if (!xb_gated()) {
+        exec_spin<<<1, 1, 0, g_stream>>>(SPIN_NS);
+        RT(cudaEventRecord(g_e0, g_stream), "cudaEventRecord");
+        fn(ctx);
+        RT(cudaEventRecord(g_e1, g_stream), "cudaEventRecord after the call");
+        return 0;
+    }
+    fn(ctx);
+    RT(cudaEventRecord(g_e1, g_stream), "cudaEventRecord after the call");
+    CU(cuStreamWriteValue32((CUstream)g_stream, g_done, (cuuint32_t)k, CU_STREAM_WRITE_VALUE_DEFAULT),
+       "writing done");
+    return 0;
+}
+
+static int sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorUnknown:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+extern "C" int xb_finish(double *ev_ms, char *err, size_t errn)
+{
+    cudaError_t e = cudaEventSynchronize(g_e1);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize(); // work the solution left on other streams
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        cuda_err(e, "CUDA error", err, errn);
+        return sticky(e) ? CL_DS_FATAL : CL_DS_CUDA_ERROR;
+    }
+    float ms = 0;
+    e = cudaEventElapsedTime(&ms, g_e0, g_e1);
+    if (e != cudaSuccess) {
+        cuda_err(e, "cudaEventElapsedTime", err, errn);
+        return CL_DS_CUDA_ERROR;
+    }
+    *ev_ms = ms;
+    return CL_DS_OK;
+}
+
+__global__ void exec_copy(float4 *dst, const float4 *src, size_t n4)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
+        dst[i] = src[i];
+}
+
+extern "C" void xb_builtin_copy(void *dst, const void *src, size_t bytes)
+{
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    size_t n4 = bytes / 16, want = (n4 + 255) / 256;
+    unsigned blocks = (unsigned)(want < (size_t)sms * 8 ? (want ? want : 1) : (size_t)sms * 8);
+    exec_copy<<<blocks, 256, 0, g_stream>>>((float4 *)dst, (const float4 *)src, n4);
+}
+
+extern "C" void *xb_scratch_alloc(size_t bytes)
+{
+    void *p = NULL;
+    return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+}
+
+extern "C" void xb_scratch_free(void *p)
+{
+    cudaDeviceSynchronize();
+    cudaFree(p);
+}

@@ -1,0 +1,79 @@
+/* exec_host.c: the solution process's device operations on plain memory (the host
+ * backend of the CPU test suite): buffers are memfds the judge created, mapped read-only
+ * for inputs; a call is timed with the process's monotonic clock. */
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "exec_backend.h"
+#include "link_proto.h"
+
+static double g_t0, g_t1;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+int xb_init(char *name, size_t n, char *err, size_t errn)
+{
+    (void)err;
+    (void)errn;
+    snprintf(name, n, "host (test backend)");
+    return 0;
+}
+
+int xb_map(int fd, size_t bytes, int readonly, void **ptr, char *err, size_t errn)
+{
+    void *p = mmap(NULL, bytes, readonly ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        snprintf(err, errn, "mmap of a shared buffer (%zu bytes): %s", bytes, strerror(errno));
+        return -1;
+    }
+    *ptr = p;
+    return 0;
+}
+
+void xb_unmap(void *ptr, size_t bytes) { munmap(ptr, bytes); }
+
+int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn)
+{
+    (void)id, (void)fd, (void)bytes;
+    snprintf(err, errn, "the host backend has no protocol words");
+    return -1;
+}
+
+int xb_gated(void) { return 0; }
+void *xb_stream(void) { return NULL; }
+
+int xb_arm(uint64_t k, char *err, size_t errn)
+{
+    (void)k, (void)err, (void)errn;
+    return 0;
+}
+
+int xb_call(uint64_t k, void (*fn)(void *), void *ctx, char *err, size_t errn)
+{
+    (void)k, (void)err, (void)errn;
+    g_t0 = now_ms();
+    fn(ctx);
+    g_t1 = now_ms();
+    return 0;
+}
+
+int xb_finish(double *ev_ms, char *err, size_t errn)
+{
+    (void)err, (void)errn;
+    *ev_ms = g_t1 - g_t0;
+    return CL_DS_OK;
+}
+
+void xb_builtin_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+
+void *xb_scratch_alloc(size_t bytes) { return aligned_alloc(256, (bytes + 255) / 256 * 256); }
+void xb_scratch_free(void *p) { free(p); }
