@@ -22,7 +22,7 @@ int cmd_device(int argc, char **argv)
     if (cl_ceilings_get(refresh, &c, cl_cli_progress, NULL, &err)) {
         cl_progress_clear();
         if (json) {
-            json_t *o = json_pack("{s:n, s:s}", "gpu", "error", err.msg);
+            json_t *o = json_pack("{s:n, s:s, s:s}", "gpu", "error", "no usable GPU", "detail", err.msg);
             char *s = json_dumps(o, JSON_INDENT(2));
             puts(s);
             free(s);

@@ -121,7 +121,7 @@ int cmd_lint(int argc, char **argv)
     if (questions && bank.nq) {
         cl_bank_stats all;
         cl_bank_stats_count(&bank, NULL, &all);
-        fprintf(stderr, "cudalab lint: kinds: %d recall, %d understand, %d apply, %d analyse (%.0f%% apply or analyse)\n",
+        cl_cli_error("lint", CL_T("kinds: %d recall, %d understand, %d apply, %d analyse (%.0f%% apply or analyse)"),
                 all.by_kind[CL_KIND_RECALL], all.by_kind[CL_KIND_UNDERSTAND], all.by_kind[CL_KIND_APPLY],
                 all.by_kind[CL_KIND_ANALYSE], 100 * cl_bank_stats_thinking(&all));
     }

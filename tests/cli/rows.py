@@ -111,6 +111,11 @@ ROWS = [
          err=["cudalab test: ssh"]),
     dict(name="bench-remote-zh", lang="zh", args=["bench", "reduce", "--reference", "--remote", "nohost"],
          env={"CUDALAB_SSH": "false"}, rc=2, err=["cudalab bench:"]),
+    dict(name="bench-slurm-no-cluster", args=["bench", "reduce", "--reference", "--slurm", "--slurm-args", "-p gpu",
+                                              "--remote-cudalab", "cudalab"], rc=2, err=["cudalab bench: srun"]),
+    dict(name="submit-remote-slurm-unreachable", args=["submit", "reduce", "--reference", "--remote", "nohost", "--slurm",
+                                                       "--slurm-args", "--gres=gpu:1", "--remote-cudalab", "cudalab"],
+         env={"CUDALAB_SSH": "false"}, rc=2, err=["cudalab submit: ssh"]),
     dict(name="submit-profile-remote-refused", args=["submit", "reduce", "--reference", "--profile", "--remote", "h"],
          rc=2, err=["--profile is for bench and submit on this machine"]),
     dict(name="test-profile-refused-zh", lang="zh", args=["test", "reduce", "--reference", "--profile"], rc=2,
@@ -185,6 +190,8 @@ ROWS = [
          args=["lint", "--questions-only", "--bank", "{tmp}/work", "--seeds", "{src}/docs/seed-questions.md"],
          rc=1, err=["1 problem"], not_out=["not covered"]),
     dict(name="lint-labs-zh", lang="zh", args=["lint", "--labs-only"]),
+    dict(name="lint-stats", args=["lint", "--questions-only", "--stats", "--no-seeds", "--samples", "1"],
+         out=["| "], err=["kinds:"]),
     dict(name="lint-seed-map", args=["lint", "--seed-map", "--no-seeds", "--samples", "2"]),
 
     # ---- classroom ----
