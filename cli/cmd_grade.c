@@ -1,7 +1,7 @@
 /* cmd_grade.c: cudalab grade: a folder of submissions (instructors).
  *
  *   cudalab grade --lab L --submissions DIR [--roster roster.csv] [--out DIR] [--course FILE]
- *                 [--gpus 0,1|N] [--slurm [--gres G|none] [--partition P] [--max-parallel N]]
+ *                 [--gpus 0,1|all] [--slurm [--gres G|none] [--partition P] [--max-parallel N]]
  *                 [--timeout S] [--arch sm_XY] [--no-reference] [--no-sandbox] [--report-only] [--json]
  * and, inside a Slurm job array (written by --slurm): cudalab grade --task MANIFEST --index I */
 #include <getopt.h>

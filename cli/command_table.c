@@ -125,7 +125,7 @@ static const cl_flag F_GRADE[] = {
     {"out", "DIR", "output folder (default: grades-LAB)"},
     {"roster", "FILE", "a CSV with an id column (and name, email): missing students show"},
     {"course", "FILE", "course config (weights, tiers, deadline, bans, secret, limits)"},
-    {"gpus", "LIST", "GPUs to use, one worker each: 0,2 or a count (default: every visible GPU)"},
+    {"gpus", "LIST", "GPUs to use by id (1 is GPU 1), one worker each: 0,2 or all (default: all)"},
     {"slurm", NULL, "submit a Slurm job array (one task per submission) and wait"},
     {"gres", "G", "the array's --gres (default: the course's, or gpu:1; none for no GPU request)"},
     {"partition", "P", "the array's partition"},

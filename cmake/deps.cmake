@@ -23,6 +23,8 @@ cudalab_dep(dep_yaml yaml-0.1 yaml)
 cudalab_dep(dep_sqlite sqlite3 sqlite3)
 cudalab_dep(dep_jansson jansson jansson)
 cudalab_dep(dep_nettle nettle nettle)
+# utf8proc: student ids from non-ASCII names (NFC, case folding) in the classroom
+cudalab_dep(dep_utf8proc libutf8proc utf8proc)
 # libarchive (student archives). Static, for the portable binaries, from the .a files Debian
 # ships (libarchive, nettle, lzma, bz2, z) for the formats cudalab reads (tar, zip; gzip,
 # bzip2, xz): Debian has no libzstd.a, so a static build links failing zstd stubs (only

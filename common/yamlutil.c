@@ -201,6 +201,47 @@ cl_ynode *cl_yaml_need(cl_yaml *y, cl_ynode *map, const char *key, cl_err *err)
     return v;
 }
 
+/* Levenshtein distance, case-insensitive, of short words (longer ones: a large number). */
+static int word_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 63 || nb > 63)
+        return 1 << 20;
+    int row[64];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j];
+            int same = (a[i - 1] | 0x20) == (b[j - 1] | 0x20);
+            int best = diag + !same;
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+const char *cl_did_you_mean(const char *word, const char *const *names)
+{
+    const char *best = NULL;
+    int best_d = 1 << 20;
+    for (const char *const *n = names; n && *n; n++) {
+        int d = word_distance(word, *n);
+        if (d < best_d) {
+            best_d = d;
+            best = *n;
+        }
+    }
+    /* close enough to be a typo: a third of the word, at least one edit */
+    int limit = (int)strlen(word) / 3;
+    return best && best_d <= (limit > 1 ? limit : 1) ? best : NULL;
+}
+
 int cl_yaml_check_keys(cl_yaml *y, cl_ynode *map, const char *const *allowed, cl_err *err)
 {
     if (!cl_yaml_is_map(map))
@@ -220,6 +261,10 @@ int cl_yaml_check_keys(cl_yaml *y, cl_ynode *map, const char *const *allowed, cl
                 strncat(list, *a, sizeof list - strlen(list) - 3);
                 if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
             }
+            const char *near = cl_did_you_mean(k, allowed);
+            if (near)
+                return cl_yaml_errf(y, kn, err, "unknown key '%s': did you mean '%s'? (expected one of: %s)", k, near,
+                                    list);
             return cl_yaml_errf(y, kn, err, "unknown key '%s' (expected one of: %s)", k, list);
         }
         for (size_t j = 0; j < i; j++) {

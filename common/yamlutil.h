@@ -54,6 +54,8 @@ int cl_yaml_as_str(cl_yaml *y, const cl_ynode *n, const char *what, const char *
 cl_ynode *cl_yaml_need(cl_yaml *y, cl_ynode *map, const char *key, cl_err *err);
 /* Rejects keys not in allowed (NULL-terminated) and duplicate keys, naming their line. */
 int cl_yaml_check_keys(cl_yaml *y, cl_ynode *map, const char *const *allowed, cl_err *err);
+/* The name of names (NULL-terminated) a typo of word would be, or NULL: "did you mean". */
+const char *cl_did_you_mean(const char *word, const char *const *names);
 
 /* Formats an error located at node n: "path:line:col: msg". Returns -1. */
 int cl_yaml_errf(cl_yaml *y, const cl_ynode *n, cl_err *err, const char *fmt, ...)

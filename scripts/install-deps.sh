@@ -8,7 +8,7 @@
 #                 them those tests report SKIPPED. scripts/test.sh passes it.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libyaml-dev libsqlite3-dev libjansson-dev check libsubunit-dev
-          libarchive-dev nettle-dev libffi-dev libseccomp-dev python3)
+          libarchive-dev nettle-dev libffi-dev libseccomp-dev libutf8proc-dev python3)
 if [[ "${1:-}" == "--test-tools" ]]; then
   packages+=(chromium fonts-dejavu-core munge slurmctld slurmd slurm-client util-linux procps openssh-server openssh-client)
 fi

@@ -12,6 +12,7 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,10 @@ int cl_archive_extract(const char *archive, const char *dir, char *why, size_t w
     int root = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (root < 0)
         return cl_err_set(err, "cannot open %s: %s", dir, strerror(errno));
+    /* names are UTF-8 here, whatever the grading process's locale: a zip that flags its
+     * names as UTF-8 (Python, Java, 7-Zip) is unreadable in the "C" locale otherwise */
+    locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    locale_t before = utf8 ? uselocale(utf8) : (locale_t)0;
     struct archive *a = archive_read_new();
     archive_read_support_format_tar(a);
     archive_read_support_format_gnutar(a);
@@ -244,6 +249,10 @@ int cl_archive_extract(const char *archive, const char *dir, char *why, size_t w
     else
         rc = extract_all(&x, a, root);
     archive_read_free(a);
+    if (utf8) {
+        uselocale(before);
+        freelocale(utf8);
+    }
     close(root);
     if (rc)
         empty_dir(dir);

@@ -80,6 +80,48 @@ static void cut(char **s, const char *prefix)
         memmove(p, p + n, strlen(p + n) + 1);
 }
 
+/* Every `from` in *s becomes `to` (*s is malloc'd). */
+static void replace_all(char **s, const char *from, const char *to)
+{
+    if (!*s || !*from || !strstr(*s, from))
+        return;
+    cl_strbuf sb;
+    cl_sb_init(&sb);
+    size_t n = strlen(from);
+    for (const char *p = *s, *q; *p; p = q + n) {
+        q = strstr(p, from);
+        if (!q) {
+            cl_sb_append(&sb, p);
+            break;
+        }
+        cl_sb_appendn(&sb, p, (size_t)(q - p));
+        cl_sb_append(&sb, to);
+        if (!q[n])
+            break;
+    }
+    free(*s);
+    *s = strdup(cl_sb_str(&sb));
+    cl_sb_free(&sb);
+}
+
+/* A file is staged as <lab>.cu (a name never changes a grade); the messages a student
+ * reads name their file as they handed it in. */
+static void name_the_file(cl_result *r, const cl_class_job *job)
+{
+    if (job->sub->kind != CL_SUB_FILE)
+        return;
+    char staged[160];
+    const char *dot = strrchr(job->sub->entry, '.');
+    snprintf(staged, sizeof staged, "%s%s", job->lab, dot && !strcasecmp(dot, ".so") ? ".so" : ".cu");
+    char **ptrs[] = {&r->message, &r->detail, &r->compile_log, &r->output, &r->sanitizer};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
+        replace_all(ptrs[i], staged, job->sub->entry);
+    for (int i = 0; i < r->ncases; i++)
+        replace_all(&r->cases[i].message, staged, job->sub->entry);
+    if (!strcmp(r->solution, staged))
+        snprintf(r->solution, sizeof r->solution, "%s", job->sub->entry);
+}
+
 static void cut_paths(cl_result *r, const char *stage)
 {
     char pre[CL_PATH_MAX + 8];
@@ -186,7 +228,7 @@ json_t *cl_class_grade_one(const cl_class_job *job, const char *stage)
         goto scored;
     }
     char rel[CL_PATH_MAX];
-    snprintf(rel, sizeof rel, "%s", solution + strlen(stage) + 5);
+    snprintf(rel, sizeof rel, "%s", job->sub->kind == CL_SUB_FILE ? job->sub->entry : solution + strlen(stage) + 5);
     if (check_headers(&job->rules, solution, rel, why, sizeof why)) {
         cl_class_reject(&lab, rel, CL_V_BANNED, why, &r);
         goto scored;
@@ -230,6 +272,7 @@ json_t *cl_class_grade_one(const cl_class_job *job, const char *stage)
 scored:
     r.seed = job->seed;
     cut_paths(&r, stage);
+    name_the_file(&r, job);
 out:;
     json_t *res = json_object();
     json_object_set_new(res, "result", cl_result_to_json(&r));

@@ -22,6 +22,7 @@ typedef struct cl_class_rt {
 /* One submission's private stage, ready for the sandbox. */
 typedef struct cl_class_stage {
     char dir[CL_PATH_MAX];
+    char sha256[CL_SHA256_HEX]; /* of the copy: what is graded */
     int nprotect;
     char protect_buf[CL_RT_MAX_PROTECT][CL_PATH_MAX];
     const char *protect[CL_RT_MAX_PROTECT + 1];
@@ -35,8 +36,10 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
                      unsigned uid_base, char gpus[][32], int ngpus, cl_err *err);
 void cl_class_rt_free(cl_class_rt *rt);
 
-/* Copies the submission into a new stage and hands it to the worker's uid. 0 ready;
- * 1 rejected (*result holds the verdict); -1 error. */
+/* Copies the submission into a new stage (under a fixed name), hashes the copy into
+ * st->sha256 and hands the stage to the worker's uid. 0 ready; 1 rejected (*result holds
+ * the verdict); -1 error. A copy whose hash is not job->sub->sha256 (the file was replaced
+ * since it was listed) is the caller's to settle: grade it under its new hash, or not. */
 int cl_class_rt_stage(const cl_class_rt *rt, const cl_class_job *job, int slot, cl_class_stage *st, json_t **result,
                       cl_err *err);
 void cl_class_rt_unstage(cl_class_stage *st);
@@ -61,10 +64,12 @@ void cl_class_absolute_home(void);
 int cl_class_config_hash(const cl_course *c, const cl_lab *lab, char out[CL_SHA256_HEX], cl_err *err);
 /* Loads the course secret or, without one, <out>/course-secret (made on first use, 0600). */
 int cl_class_secret(cl_course *c, const char *out_dir, cl_err *err);
-/* GPUs to use: "0,1" or a count, else CUDA_VISIBLE_DEVICES, else nvidia-smi -L. */
-int cl_class_gpus(const char *spec, char gpus[][32], int max);
+/* GPUs to use: spec's ids ("0,2", "GPU-<uuid>"; "all" or NULL: detect), else
+ * CUDA_VISIBLE_DEVICES, else nvidia-smi -L. How many (0: none), or -1 (a malformed list). */
+int cl_class_gpus(const char *spec, char gpus[][32], int max, cl_err *err);
 
-/* A grading run of `cudalab grade` (class_run.c), shared with slurm.c. */
+/* A grading run of `cudalab grade` (class_run.c drives it; class_job.c holds what it shares
+ * with slurm.c, so slurm.c needs nothing of class_run.c). */
 typedef struct cl_class_run {
     const cl_class_opts *o;
     cl_course course;
@@ -80,6 +85,9 @@ typedef struct cl_class_run {
     cl_class_rt rt;
     int have_rt;
     int done, total;
+    int lock_fd;                 /* holds the output folder's lock (flock) */
+    int ngpu;                    /* GPUs of the local workers (0: none, e.g. the host runner) */
+    char gpus[64][32];
 } cl_class_run;
 
 void cl_class_event(cl_class_run *r, const char *kind, const char *student, const char *detail);
@@ -90,8 +98,11 @@ int cl_class_record(cl_class_run *r, const cl_submission *s, json_t *res, cl_err
 int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err);
 
 /* The stage (copy) and unpack steps of stage.c. */
-int cl_stage_copy(const cl_submission *s, const char *stage, int allow_prebuilt, char *why, size_t why_n,
-                  cl_err *err);
+int cl_stage_copy(const cl_submission *s, const char *lab, const char *stage, int allow_prebuilt, char *why,
+                  size_t why_n, cl_err *err);
+/* The content hash of what cl_stage_copy copied (the same as cl_intake_hash of the original
+ * when nothing changed in between): what is graded is what is recorded. */
+int cl_stage_hash(const cl_submission *s, const char *stage, char out[CL_SHA256_HEX], cl_err *err);
 int cl_stage_prepare(const cl_submission *s, const char *lab, const char *stage, int allow_prebuilt, char *solution,
                      size_t solution_n, char *why, size_t why_n, cl_err *err);
 int cl_sandbox_own(const cl_sandbox *sb, int slot, const char *dir, cl_err *err);

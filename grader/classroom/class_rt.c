@@ -35,8 +35,9 @@ int cl_class_config_hash(const cl_course *c, const cl_lab *lab, char out[CL_SHA2
     char lab_hash[CL_SHA256_HEX];
     if (cl_sha256_file(lab->path, 1u << 20, lab_hash, err))
         return -1;
-    char buf[256];
-    snprintf(buf, sizeof buf, "course %s\nlab %s\n", c->hash, lab_hash);
+    char course[CL_SHA256_HEX], buf[256];
+    cl_course_grading_digest(c, lab->name, course);
+    snprintf(buf, sizeof buf, "course %s\nlab %s\n", course, lab_hash);
     cl_sha256_hex(buf, strlen(buf), out);
     return 0;
 }
@@ -85,40 +86,55 @@ int cl_class_secret(cl_course *c, const char *out_dir, cl_err *err)
     return 0;
 }
 
-int cl_class_gpus(const char *spec, char gpus[][32], int max)
+/* One GPU of a --gpus list or CUDA_VISIBLE_DEVICES: an index or a UUID (GPU-..., MIG-...). */
+static int gpu_id_ok(const char *t)
+{
+    if (!strncmp(t, "GPU-", 4) || !strncmp(t, "MIG-", 4))
+        return strlen(t) > 4 && strlen(t) < 32;
+    return *t && strlen(t) < 6 && strspn(t, "0123456789") == strlen(t);
+}
+
+static int gpu_list(const char *list, const char *what, char gpus[][32], int max, cl_err *err)
 {
     int n = 0;
-    const char *list = spec;
-    if (spec && *spec && !strchr(spec, ',')) {
-        char *end;
-        long k = strtol(spec, &end, 10);
-        if (!*end && k >= 0) {
-            for (long i = 0; i < k && n < max; i++)
-                snprintf(gpus[n++], 32, "%ld", i);
-            return n;
+    char *copy = strdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        t += strspn(t, " ");
+        if (!gpu_id_ok(t)) {
+            cl_err_set(err, "%s: '%s' is not a GPU (an index as nvidia-smi -L lists it, e.g. 0 or 0,2, or a "
+                            "GPU-/MIG- UUID)", what, t);
+            free(copy);
+            return -1;
         }
+        for (int i = 0; i < n; i++)
+            if (!strcmp(gpus[i], t)) {
+                cl_err_set(err, "%s: GPU %s is listed twice", what, t);
+                free(copy);
+                return -1;
+            }
+        if (n < max)
+            snprintf(gpus[n++], 32, "%s", t);
     }
-    if (!list || !*list) {
-        const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-        if (cvd && *cvd && strcmp(cvd, "-1") && strcmp(cvd, "none"))
-            list = cvd;
-    }
-    if (list && *list) {
-        char *copy = strdup(list), *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
-            if (*t)
-                snprintf(gpus[n++], 32, "%s", t);
-        free(copy);
-        return n;
-    }
+    free(copy);
+    return n;
+}
+
+int cl_class_gpus(const char *spec, char gpus[][32], int max, cl_err *err)
+{
+    if (spec && *spec && strcmp(spec, "all")) /* ids, never a count: --gpus 1 is GPU 1 */
+        return gpu_list(spec, "--gpus", gpus, max, err);
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (cvd && *cvd && strcmp(cvd, "-1") && strcmp(cvd, "none"))
+        return gpu_list(cvd, "CUDA_VISIBLE_DEVICES", gpus, max, err);
     char *argv[] = {"nvidia-smi", "-L", NULL};
     cl_proc_opts po = {0};
     po.argv = argv;
     po.timeout_s = 30;
     po.output_cap = 1 << 16;
     cl_proc_result pr;
-    cl_err err;
-    if (cl_proc_run(&po, &pr, &err))
+    cl_err e2;
+    int n = 0;
+    if (cl_proc_run(&po, &pr, &e2))
         return 0;
     if (pr.exited && pr.exit_code == 0 && pr.output)
         for (const char *p = pr.output; (p = strstr(p, "GPU ")) && n < max; p += 4)
@@ -357,13 +373,15 @@ int cl_class_rt_stage(const cl_class_rt *rt, const cl_class_job *job, int slot, 
 {
     memset(st, 0, sizeof *st);
     *result = NULL;
-    snprintf(st->dir, sizeof st->dir, "%s/%.64s-XXXXXX", rt->stage_root, job->sub->student);
+    snprintf(st->dir, sizeof st->dir, "%s/s%d-XXXXXX", rt->stage_root, slot);
     if (!mkdtemp(st->dir))
         return cl_err_set(err, "cannot make a stage in %s: %s", rt->stage_root, strerror(errno));
     char why[1024];
-    int rc = cl_stage_copy(job->sub, st->dir, job->allow_prebuilt, why, sizeof why, err);
+    int rc = cl_stage_copy(job->sub, job->lab, st->dir, job->allow_prebuilt, why, sizeof why, err);
     if (rc > 0)
         *result = cl_class_rejected_result(job, why);
+    if (rc == 0)
+        rc = cl_stage_hash(job->sub, st->dir, st->sha256, err);
     if (rc) {
         cl_class_rt_unstage(st);
         return rc;
@@ -413,6 +431,11 @@ json_t *cl_class_rt_run(const cl_class_rt *rt, const cl_class_job *job, int slot
         return res;
     if (rc < 0)
         return cl_class_error_result(job, err.msg);
+    if (strcmp(st.sha256, job->sub->sha256)) { /* its seed came with the old content: not graded */
+        cl_class_rt_unstage(&st);
+        return cl_class_error_result(job, "the submission changed while this run was grading it: it is graded "
+                                          "again, as it is now, by the next run");
+    }
     int pid, fd;
     if (cl_class_job_start(job, &rt->sb, slot, st.dir, rt->keep, st.protect, &pid, &fd, &err)) {
         cl_class_rt_unstage(&st);

@@ -6,11 +6,13 @@
  * submission in its own sandboxed process, and recorded the moment it finishes, in its own
  * transaction: a run killed at any point loses only the gradings in flight. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,44 +31,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void cl_class_event(cl_class_run *r, const char *kind, const char *student, const char *detail)
-{
-    if (r->o->event)
-        r->o->event(r->o->ctx, kind, student, detail, r->done, r->total);
-}
-
 static void note_cb(void *ctx, const char *msg) { cl_class_event(ctx, "note", NULL, msg); }
-
-void cl_class_fill_job(cl_class_run *r, cl_class_job *job, const cl_submission *s, const char *gpu)
-{
-    memset(job, 0, sizeof *job);
-    job->lab = r->o->lab;
-    job->course = &r->course;
-    job->rules = r->rules;
-    job->sub = s;
-    job->seed = cl_student_seed(r->course.secret, r->course.secret_len, r->o->lab, s->student, s->sha256);
-    job->runner = r->o->runner;
-    job->allow_prebuilt = r->o->allow_prebuilt;
-    job->timeout_s = r->o->timeout_s;
-    job->arch = r->o->arch;
-    job->no_reference = r->o->no_reference;
-    job->gpu = gpu;
-}
-
-/* Records a finished grading; returns 0 recorded, 1 it was there already, -1 error. */
-int cl_class_record(cl_class_run *r, const cl_submission *s, json_t *res, cl_err *err)
-{
-    json_object_set_new(res, "config_hash", json_string(r->config_hash));
-    int rc = cl_gradebook_record(r->db, r->run_id, s, &r->course, &r->rules, res, err);
-    const char *v = json_string_value(json_object_get(json_object_get(res, "result"), "verdict"));
-    double sc = json_number_value(json_object_get(json_object_get(res, "result"), "score"));
-    char detail[160];
-    snprintf(detail, sizeof detail, "%s %.1f", v ? v : "error", sc);
-    if (rc == 0)
-        r->done++;
-    cl_class_event(r, rc == 0 ? "done" : rc > 0 ? "dup" : "error", s->student, rc < 0 ? err->msg : detail);
-    return rc;
-}
 
 /* ---- the local pool ---- */
 
@@ -80,12 +45,46 @@ typedef struct slot {
     char gpu[32];
 } slot;
 
+/* Stages submission s on worker w and starts its grading: 1 started; 0 it ended at once
+ * (refused when staged, or the sandbox could not start: its result is recorded); -1 the
+ * result could not be recorded. A file replaced since it was listed is graded as the copy
+ * made now: keyed, seeded and dated as that copy. */
+static int start_one(cl_class_run *r, slot *sl, int w, cl_submission *s, cl_err *err)
+{
+    const char *gpu = r->ngpu > 0 ? sl->gpu : NULL;
+    cl_class_fill_job(r, &sl->job, s, gpu);
+    char detail[96];
+    if (gpu)
+        snprintf(detail, sizeof detail, "GPU %s", sl->gpu);
+    else
+        snprintf(detail, sizeof detail, "worker %d", w + 1);
+    cl_class_event(r, "start", s->student, detail);
+    json_t *res = NULL;
+    int st = cl_class_rt_stage(&r->rt, &sl->job, w, &sl->stage, &res, err);
+    if (st == 0 && strcmp(sl->stage.sha256, s->sha256)) {
+        cl_err e2;
+        char sha[CL_SHA256_HEX];
+        if (cl_intake_hash(s->path, sha, &s->submitted_at, &e2) != 0)
+            s->submitted_at = (long long)time(NULL);
+        snprintf(s->sha256, sizeof s->sha256, "%s", sl->stage.sha256);
+        cl_class_fill_job(r, &sl->job, s, gpu);
+        cl_class_event(r, "note", s->student, "changed since the run began: the new version is graded");
+    }
+    if (st == 0 && cl_class_job_start(&sl->job, &r->rt.sb, w, sl->stage.dir, r->rt.keep, sl->stage.protect,
+                                      &sl->pid, &sl->fd, err) == 0)
+        return 1;
+    if (st == 0)
+        cl_class_rt_unstage(&sl->stage);
+    if (!res)
+        res = cl_class_error_result(&sl->job, err->msg);
+    int rc = cl_class_record(r, s, res, err) < 0 ? -1 : 0;
+    json_decref(res);
+    return rc;
+}
+
 static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err)
 {
-    char gpus[MAX_WORKERS][32];
-    int ngpu = 0;
-    if (!r->o->runner || r->o->gpus)
-        ngpu = cl_class_gpus(r->o->gpus, gpus, MAX_WORKERS);
+    int ngpu = r->ngpu;
     int nworkers = ngpu > 0 ? ngpu : (r->o->jobs > 0 ? r->o->jobs : 1);
     if (nworkers > MAX_WORKERS)
         nworkers = MAX_WORKERS;
@@ -96,7 +95,7 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
     for (int w = 0; w < nworkers; w++) {
         cl_sb_init(&slots[w].text);
         if (ngpu > 0)
-            snprintf(slots[w].gpu, sizeof slots[w].gpu, "%s", gpus[w]);
+            snprintf(slots[w].gpu, sizeof slots[w].gpu, "%s", r->gpus[w]);
     }
     double watchdog = r->o->watchdog_s > 0 ? r->o->watchdog_s : 3600;
     int next = 0, busy = 0, rc = 0;
@@ -106,27 +105,11 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
             slot *sl = &slots[w];
             if (sl->busy)
                 continue;
-            const cl_submission *s = &r->subs[pending[next++]];
-            cl_class_fill_job(r, &sl->job, s, ngpu > 0 ? sl->gpu : NULL);
-            char detail[96];
-            if (ngpu > 0)
-                snprintf(detail, sizeof detail, "GPU %s", sl->gpu);
-            else
-                snprintf(detail, sizeof detail, "worker %d", w + 1);
-            cl_class_event(r, "start", s->student, detail);
-            json_t *res = NULL;
-            int st = cl_class_rt_stage(&r->rt, &sl->job, w, &sl->stage, &res, err);
-            if (st != 0 || cl_class_job_start(&sl->job, &r->rt.sb, w, sl->stage.dir, r->rt.keep, sl->stage.protect,
-                                              &sl->pid, &sl->fd, err)) {
-                if (st == 0)
-                    cl_class_rt_unstage(&sl->stage);
-                if (!res)
-                    res = cl_class_error_result(&sl->job, err->msg);
-                if (cl_class_record(r, s, res, err) < 0)
-                    rc = -1;
-                json_decref(res);
+            int started = start_one(r, sl, w, &r->subs[pending[next++]], err);
+            if (started < 0)
+                rc = -1;
+            if (started <= 0)
                 continue;
-            }
             sl->busy = 1;
             sl->started = now_s();
             cl_sb_clear(&sl->text);
@@ -198,6 +181,48 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
 
 /* ---- reports ---- */
 
+/* The report's row of submission s: its result from the gradebook (or missing, not graded
+ * yet), with the roster's name, "not graded" said as such, and the late penalty from the
+ * dates as they are now (written back to the gradebook when it changed). */
+static int report_row(sqlite3 *db, const char *labname, const cl_lab *lab, const char *hash,
+                      const cl_course_rules *rules, const cl_course *c, const cl_submission *s, cl_grade_row *row,
+                      cl_err *err)
+{
+    int got = s->kind == CL_SUB_NONE ? 1 : cl_gradebook_get(db, s->student, labname, s->sha256, hash, row, err);
+    if (got < 0)
+        return -1;
+    if (got == 1) { /* nothing submitted, or not graded (yet) */
+        memset(row, 0, sizeof *row);
+        snprintf(row->student, sizeof row->student, "%s", s->student);
+        snprintf(row->lab, sizeof row->lab, "%s", labname);
+        snprintf(row->verdict, sizeof row->verdict, "%s", s->kind == CL_SUB_NONE ? "missing" : "not_graded");
+        row->message = strdup(s->kind == CL_SUB_NONE ? "nothing was submitted" : "not graded yet (run again)");
+        row->max_score = cl_lab_max_score(lab);
+        row->missing = s->kind == CL_SUB_NONE;
+    }
+    snprintf(row->name, sizeof row->name, "%s", s->name);
+    snprintf(row->email, sizeof row->email, "%s", s->email);
+    row->in_roster = s->in_roster;
+    if (got != 0)
+        return 0;
+    if (!cl_grade_row_scored(row)) { /* the instructor's to settle, not a grade */
+        char msg[1400];
+        snprintf(msg, sizeof msg, "not graded, no score recorded (%s): %s",
+                 !strcmp(row->verdict, "no_device") ? "there was no GPU where it ran; run again on a GPU machine"
+                                                    : "cudalab could not grade it; run again",
+                 row->message ? row->message : "");
+        free(row->message);
+        row->message = strdup(msg);
+    }
+    long long was_at = row->submitted_at;
+    int was_days = row->late_days;
+    double was_pen = row->penalty;
+    cl_grade_row_late(row, s->submitted_at, rules, c);
+    if (was_at != row->submitted_at || was_days != row->late_days || was_pen != row->penalty)
+        return cl_gradebook_update_late(db, row, err);
+    return 0;
+}
+
 int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course *c, cl_submission *subs, int n,
                            cl_class_summary *sum, cl_err *err)
 {
@@ -222,23 +247,10 @@ int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course 
     for (int i = 0; i < n && rc == 0; i++) {
         cl_grade_row *row = &rows[rep.nrows];
         const cl_submission *s = &subs[i];
-        int got = s->kind == CL_SUB_NONE ? 1 : cl_gradebook_get(db, s->student, o->lab, s->sha256, hash, row, err);
-        if (got < 0) {
+        if (report_row(db, o->lab, &lab, hash, &rules, c, s, row, err)) {
             rc = -1;
             break;
         }
-        if (got == 1) { /* nothing submitted, or not graded (yet) */
-            memset(row, 0, sizeof *row);
-            snprintf(row->student, sizeof row->student, "%s", s->student);
-            snprintf(row->lab, sizeof row->lab, "%s", o->lab);
-            snprintf(row->verdict, sizeof row->verdict, "%s", s->kind == CL_SUB_NONE ? "missing" : "not_graded");
-            row->message = strdup(s->kind == CL_SUB_NONE ? "nothing was submitted" : "not graded yet (run again)");
-            row->max_score = cl_lab_max_score(&lab);
-            row->missing = s->kind == CL_SUB_NONE;
-        }
-        snprintf(row->name, sizeof row->name, "%s", s->name);
-        snprintf(row->email, sizeof row->email, "%s", s->email);
-        row->in_roster = s->in_roster;
         if (row->report) {
             json_t *d = json_object_get(row->report, "device");
             if (!rep.gpu[0] && json_string_value(json_object_get(d, "name")))
@@ -285,18 +297,112 @@ int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course 
 
 /* ---- the whole run ---- */
 
+/* 1 when path is dir or inside it (both real paths). */
+static int inside(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+/* The output folder: made (0700: the gradebook and the secret are the instructor's only),
+ * never inside the submissions folder nor holding it, and one run at a time. */
+static int open_out(cl_class_run *r, cl_err *err)
+{
+    const cl_class_opts *o = r->o;
+    char subs[CL_PATH_MAX];
+    if (!cl_dir_exists(o->submissions) || !realpath(o->submissions, subs))
+        return cl_err_set(err, "the submissions folder %s does not exist", o->submissions);
+    int existed = cl_dir_exists(o->out);
+    if (cl_mkdirs(o->out, err))
+        return -1;
+    if (!realpath(o->out, r->out))
+        return cl_err_set(err, "%s: %s", o->out, strerror(errno));
+    if (inside(r->out, subs) || inside(subs, r->out)) {
+        if (!existed)
+            rmdir(r->out);
+        return cl_err_set(err, "the output folder %s is %s the submissions folder %s: its files would be graded as "
+                               "students next time; choose an --out outside it",
+                          r->out, inside(r->out, subs) ? "inside" : "around", subs);
+    }
+    chmod(r->out, 0700);
+    char lock[CL_PATH_MAX];
+    cl_path_join(lock, sizeof lock, r->out, ".lock");
+    r->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (r->lock_fd < 0)
+        return cl_err_set(err, "cannot open %s: %s", lock, strerror(errno));
+    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t got = pread(r->lock_fd, pid, sizeof pid - 1, 0);
+        pid[got > 0 ? got : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        close(r->lock_fd);
+        r->lock_fd = -1;
+        return cl_err_set(err, "another cudalab grade (pid %s) is using the output folder %s: wait for it to "
+                               "finish, or grade into another --out", *pid ? pid : "?", r->out);
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    if (ftruncate(r->lock_fd, 0) != 0 || pwrite(r->lock_fd, pid, (size_t)len, 0) != len)
+        return cl_err_set(err, "cannot write %s: %s", lock, strerror(errno));
+    return 0;
+}
+
+/* A run killed with SIGKILL leaves its stage (students' sources) behind: the next run,
+ * holding the lock, removes it. <out>/.stage names the stage root of the run in progress. */
+static void remove_stale_stage(const char *out)
+{
+    char mark[CL_PATH_MAX], *old = NULL;
+    size_t len;
+    cl_err e2;
+    cl_path_join(mark, sizeof mark, out, ".stage");
+    if (cl_read_file(mark, CL_PATH_MAX, &old, &len, &e2) == 0) {
+        old[strcspn(old, "\n")] = '\0';
+        const char *base = strrchr(old, '/');
+        if (base && !strncmp(base + 1, "cudalab-stage-", 14) && cl_dir_exists(old))
+            cl_rmtree(old, &e2);
+        free(old);
+    }
+    unlink(mark);
+}
+
+static int note_stage(const cl_class_run *r, cl_err *err)
+{
+    char mark[CL_PATH_MAX], text[CL_PATH_MAX + 2];
+    cl_path_join(mark, sizeof mark, r->out, ".stage");
+    int n = snprintf(text, sizeof text, "%s\n", r->rt.stage_root);
+    return cl_write_file_atomic(mark, text, (size_t)n, err);
+}
+
+/* One lab per output folder: a second lab's grades.csv would overwrite the first's. */
+static int check_one_lab(cl_class_run *r, cl_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db, "SELECT lab FROM results WHERE lab != ?1 UNION SELECT lab FROM runs WHERE lab != ?1 "
+                                  "LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return cl_err_set(err, "gradebook: %s", sqlite3_errmsg(r->db));
+    sqlite3_bind_text(st, 1, r->o->lab, -1, SQLITE_TRANSIENT);
+    int rc = 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        rc = cl_err_set(err, "the output folder %s holds the grades of lab '%s': grade '%s' into another --out "
+                             "(the default is grades-%s)", r->out, (const char *)sqlite3_column_text(st, 0),
+                        r->o->lab, r->o->lab);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int setup(cl_class_run *r, cl_err *err)
 {
     const cl_class_opts *o = r->o;
     if (!o->lab || !o->submissions || !o->out)
         return cl_err_set(err, "grading a class needs a lab, a submissions folder and an output folder");
-    if (cl_mkdirs(o->out, err))
+    if (!o->runner || o->gpus) {
+        r->ngpu = cl_class_gpus(o->gpus, r->gpus, MAX_WORKERS, err);
+        if (r->ngpu < 0)
+            return -1;
+    }
+    if (open_out(r, err))
         return -1;
-    chmod(o->out, 0700); /* the gradebook and the secret: the instructor's only */
-    if (!realpath(o->out, r->out))
-        return cl_err_set(err, "%s: %s", o->out, strerror(errno));
-    if (!cl_dir_exists(o->submissions))
-        return cl_err_set(err, "the submissions folder %s does not exist", o->submissions);
+    remove_stale_stage(r->out);
     if (cl_course_load(o->course_path, &r->course, err))
         return -1;
     if (cl_lab_load(cl_home_dir(), o->lab, &r->lab, err))
@@ -305,11 +411,11 @@ static int setup(cl_class_run *r, cl_err *err)
     if (cl_class_secret(&r->course, r->out, err) || cl_class_config_hash(&r->course, &r->lab, r->config_hash, err))
         return -1;
     cl_course_rules_for(&r->course, o->lab, &r->rules);
-    if (cl_intake_scan(o->submissions, r->out, o->roster, &r->subs, &r->nsubs, note_cb, r, err))
-        return -1;
     char gb[CL_PATH_MAX];
     cl_path_join(gb, sizeof gb, r->out, "gradebook.sqlite");
-    if (cl_gradebook_open(gb, &r->db, err))
+    if (cl_gradebook_open(gb, &r->db, err) || check_one_lab(r, err))
+        return -1;
+    if (cl_intake_scan(o->submissions, r->out, o->roster, &r->subs, &r->nsubs, note_cb, r, err))
         return -1;
     return 0;
 }
@@ -330,6 +436,7 @@ int cl_class_grade(const cl_class_opts *o_in, cl_class_summary *sum, cl_err *err
     cl_class_run r;
     memset(&r, 0, sizeof r);
     r.o = o;
+    r.lock_fd = -1;
     int rc = setup(&r, err);
     int *pending = NULL, npending = 0;
     if (rc)
@@ -369,15 +476,17 @@ int cl_class_grade(const cl_class_opts *o_in, cl_class_summary *sum, cl_err *err
     if (o->roster)
         cl_sandbox_hide(&r.rt.sb, o->roster);
     if (!o->slurm) {
-        char gpus[MAX_WORKERS][32];
-        int ngpu = o->runner && !o->gpus ? 0 : cl_class_gpus(o->gpus, gpus, MAX_WORKERS);
         cl_sandbox_mode mode = o->no_sandbox ? CL_SANDBOX_NONE : o->sandbox != CL_SANDBOX_AUTO ? o->sandbox
                                                                                               : r.course.sandbox;
-        if (cl_class_rt_init(&r.rt, &r.lab, o->runner, o->arch, mode, r.course.sandbox_uid, gpus, ngpu, err)) {
+        if (cl_class_rt_init(&r.rt, &r.lab, o->runner, o->arch, mode, r.course.sandbox_uid, r.gpus, r.ngpu, err)) {
             rc = -1;
             goto done;
         }
         r.have_rt = 1;
+        if (note_stage(&r, err)) {
+            rc = -1;
+            goto done;
+        }
         snprintf(sum->sandbox, sizeof sum->sandbox, "%s", r.rt.sb.describe);
         cl_class_event(&r, "note", NULL, r.rt.sb.describe);
     }
@@ -399,8 +508,12 @@ reports:
         rc = cl_class_write_reports(r.db, &ro, &r.course, r.subs, r.nsubs, sum, err);
     }
 done:
-    if (r.have_rt)
+    if (r.have_rt) {
         cl_class_rt_free(&r.rt);
+        remove_stale_stage(r.out);
+    }
+    if (r.lock_fd >= 0)
+        close(r.lock_fd); /* the lock goes with it */
     free(pending);
     free(r.subs);
     cl_db_close(r.db);

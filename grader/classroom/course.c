@@ -12,6 +12,7 @@
  * excellent}, headers {allowed, banned}, libraries {allowed, banned}, sanitizer (bool),
  * limits {timeout_scale, max_file_mb, max_procs}, visibility (Gradescope). */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "grader/classroom.h"
+#include "strbuf.h"
 #include "yamlutil.h"
 
 void cl_course_init(cl_course *c)
@@ -60,50 +62,6 @@ void cl_course_free(cl_course *c)
     memset(c, 0, sizeof *c);
 }
 
-/* ---- time ---- */
-
-int cl_parse_time(const char *s, long long *out)
-{
-    int Y, M, D, h = 0, m = 0, sec = 0, n = 0;
-    if (sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &n) != 3)
-        return -1;
-    const char *p = s + n;
-    if (*p == 'T' || *p == 't' || *p == ' ') {
-        int k = 0;
-        if (sscanf(p + 1, "%2d:%2d%n", &h, &m, &k) != 2)
-            return -1;
-        p += 1 + k;
-        if (*p == ':') {
-            if (sscanf(p + 1, "%2d%n", &sec, &k) != 1)
-                return -1;
-            p += 1 + k;
-        }
-    }
-    long offset = 0;
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if (*p == '+' || *p == '-') {
-        int oh, om = 0, k = 0;
-        if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) != 2 && sscanf(p + 1, "%2d%n", &oh, &k) != 1)
-            return -1;
-        offset = (oh * 3600L + om * 60L) * (*p == '-' ? -1 : 1);
-        p += 1 + k;
-    }
-    while (*p == ' ')
-        p++;
-    if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
-        return -1;
-    struct tm tm = {0};
-    tm.tm_year = Y - 1900;
-    tm.tm_mon = M - 1;
-    tm.tm_mday = D;
-    tm.tm_hour = h;
-    tm.tm_min = m;
-    tm.tm_sec = sec;
-    *out = (long long)timegm(&tm) - offset; /* no zone given: UTC */
-    return 0;
-}
-
 /* ---- small readers ---- */
 
 static int read_names(cl_yaml *y, cl_ynode *n, const char *what, cl_name_list *l, cl_err *err)
@@ -143,7 +101,7 @@ static int read_num(cl_yaml *y, cl_ynode *map, const char *key, const char *what
     return 0;
 }
 
-static int read_rules(cl_yaml *y, cl_ynode *n, const char *where, cl_course_rules *r, cl_err *err)
+static int read_rules(cl_yaml *y, cl_ynode *n, const char *where, const char *tz, cl_course_rules *r, cl_err *err)
 {
     static const char *const keys[] = {"deadline", "weights", "tiers", "headers", "libraries",
                                        "sanitizer", "limits", "visibility", NULL};
@@ -156,8 +114,9 @@ static int read_rules(cl_yaml *y, cl_ynode *n, const char *where, cl_course_rule
     if ((v = cl_yaml_get(y, n, "deadline"))) {
         if (cl_yaml_as_str(y, v, "deadline", &s, err))
             return -1;
-        if (cl_parse_time(s, &r->deadline))
-            return cl_yaml_errf(y, v, err, "deadline '%s' is not a date and time (e.g. 2026-12-01T23:59:00Z)", s);
+        char why[400];
+        if (cl_parse_deadline(s, tz, &r->deadline, why, sizeof why))
+            return cl_yaml_errf(y, v, err, "%s", why);
         snprintf(r->deadline_text, sizeof r->deadline_text, "%s", s);
         r->have_deadline = 1;
     }
@@ -328,9 +287,40 @@ static int read_secret(cl_yaml *y, cl_ynode *root, const char *cfg_path, cl_cour
 
 /* ---- the file ---- */
 
+/* A lab under labs: must exist (a typo would silently drop its deadline and rules). */
+static int check_lab_name(cl_yaml *y, cl_ynode *k, const char *name, cl_err *err)
+{
+    char p[CL_PATH_MAX];
+    snprintf(p, sizeof p, "%s/labs/%s/lab.yaml", cl_home_dir(), name);
+    if (!strchr(name, '/') && cl_file_exists(p))
+        return 0;
+    char *names[64];
+    int n = 0;
+    snprintf(p, sizeof p, "%s/labs", cl_home_dir());
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && n < 63 && (e = readdir(d))) {
+        char ly[CL_PATH_MAX];
+        snprintf(ly, sizeof ly, "%s/%s/lab.yaml", p, e->d_name);
+        if (e->d_name[0] != '.' && cl_file_exists(ly))
+            names[n++] = strdup(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    names[n] = NULL;
+    const char *near = cl_did_you_mean(name, (const char *const *)names);
+    if (near)
+        cl_yaml_errf(y, k, err, "labs: there is no lab '%s': did you mean '%s'?", name, near);
+    else
+        cl_yaml_errf(y, k, err, "labs: there is no lab '%s' (`cudalab list` shows the labs)", name);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    return -1;
+}
+
 static int load(cl_yaml *y, const char *path, cl_course *c, cl_err *err)
 {
-    static const char *const top[] = {"course", "secret", "secret_file", "late", "sandbox", "slurm",
+    static const char *const top[] = {"course", "timezone", "secret", "secret_file", "late", "sandbox", "slurm",
                                       "gradescope", "defaults", "labs", NULL};
     cl_ynode *root = cl_yaml_root(y), *n;
     if (!root || !cl_yaml_is_map(root))
@@ -344,6 +334,14 @@ static int load(cl_yaml *y, const char *path, cl_course *c, cl_err *err)
         snprintf(c->name, sizeof c->name, "%s", s);
     } else {
         snprintf(c->name, sizeof c->name, "%s", path);
+    }
+    if ((n = cl_yaml_get(y, root, "timezone"))) {
+        if (cl_yaml_as_str(y, n, "timezone", &s, err))
+            return -1;
+        if (!cl_timezone_valid(s) || strlen(s) >= sizeof c->timezone)
+            return cl_yaml_errf(y, n, err, "timezone '%s' is not a time zone this machine knows (an IANA name such "
+                                           "as America/New_York, Europe/Berlin, Asia/Shanghai or UTC)", s);
+        snprintf(c->timezone, sizeof c->timezone, "%s", s);
     }
     if (read_secret(y, root, path, c, err))
         return -1;
@@ -420,7 +418,7 @@ static int load(cl_yaml *y, const char *path, cl_course *c, cl_err *err)
         if (e && cl_yaml_as_bool(y, e, "gradescope.leaderboard", &c->leaderboard, err))
             return -1;
     }
-    if ((n = cl_yaml_get(y, root, "defaults")) && read_rules(y, n, "defaults", &c->defaults, err))
+    if ((n = cl_yaml_get(y, root, "defaults")) && read_rules(y, n, "defaults", c->timezone, &c->defaults, err))
         return -1;
     if ((n = cl_yaml_get(y, root, "labs"))) {
         if (!cl_yaml_is_map(n))
@@ -433,6 +431,8 @@ static int load(cl_yaml *y, const char *path, cl_course *c, cl_err *err)
             const char *name = cl_yaml_str(k);
             if (!name || !*name)
                 return cl_yaml_errf(y, k, err, "lab names must be strings");
+            if (check_lab_name(y, k, name, err))
+                return -1;
             for (int j = 0; j < c->nlabs; j++)
                 if (!strcmp(c->lab_names[j], name))
                     return cl_yaml_errf(y, k, err, "lab '%s' appears twice", name);
@@ -441,7 +441,7 @@ static int load(cl_yaml *y, const char *path, cl_course *c, cl_err *err)
             c->lab_names[c->nlabs] = strdup(name);
             memset(&c->labs[c->nlabs], 0, sizeof c->labs[c->nlabs]);
             c->nlabs++;
-            if (read_rules(y, cl_yaml_map_val(y, n, i), where, &c->labs[c->nlabs - 1], err))
+            if (read_rules(y, cl_yaml_map_val(y, n, i), where, c->timezone, &c->labs[c->nlabs - 1], err))
                 return -1;
         }
     }
@@ -526,4 +526,45 @@ void cl_course_rules_for(const cl_course *c, const char *lab, cl_course_rules *o
     copy_names(&out->allowed_libs, &al->allowed_libs, NULL);
     copy_names(&out->banned_headers, &d->banned_headers, l ? &l->banned_headers : NULL);
     copy_names(&out->banned_libs, &d->banned_libs, l ? &l->banned_libs : NULL);
+}
+
+/* ---- what a grade depends on ---- */
+
+static void digest_names(cl_strbuf *sb, const char *what, int have, const cl_name_list *l)
+{
+    cl_sb_printf(sb, "%s %d", what, have);
+    for (int i = 0; i < l->n; i++)
+        cl_sb_printf(sb, " %s", l->v[i]);
+    cl_sb_append(sb, "\n");
+}
+
+void cl_course_grading_digest(const cl_course *c, const char *lab, char out[CL_SHA256_HEX])
+{
+    cl_course_rules r;
+    cl_course_rules_for(c, lab, &r);
+    cl_strbuf sb;
+    cl_sb_init(&sb);
+    char secret[CL_SHA256_HEX] = "";
+    if (c->secret)
+        cl_sha256_hex(c->secret, c->secret_len, secret);
+    cl_sb_printf(&sb, "grading v1\nsecret %s\n", secret); /* the seeds */
+    if (r.have_weights)
+        cl_sb_printf(&sb, "weights %.17g %.17g %.17g %.17g\n", r.w_correct, r.w_pass, r.w_good, r.w_excellent);
+    if (r.have_tiers)
+        cl_sb_printf(&sb, "tiers %.17g %.17g %.17g\n", r.tier_pass, r.tier_good, r.tier_excellent);
+    digest_names(&sb, "headers.allowed", r.have_allowed_headers, &r.allowed_headers);
+    digest_names(&sb, "headers.banned", 1, &r.banned_headers);
+    digest_names(&sb, "libraries.allowed", r.have_allowed_libs, &r.allowed_libs);
+    digest_names(&sb, "libraries.banned", 1, &r.banned_libs);
+    if (r.have_sanitize)
+        cl_sb_printf(&sb, "sanitizer %d\n", r.sanitize);
+    if (r.have_timeout_scale)
+        cl_sb_printf(&sb, "timeout_scale %.17g\n", r.timeout_scale);
+    if (r.have_max_file)
+        cl_sb_printf(&sb, "max_file %llu\n", r.max_file_bytes);
+    if (r.have_max_procs)
+        cl_sb_printf(&sb, "max_procs %llu\n", r.max_procs);
+    const char *text = cl_sb_str(&sb);
+    cl_sha256_hex(text, strlen(text), out);
+    cl_sb_free(&sb);
 }

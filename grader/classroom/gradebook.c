@@ -178,9 +178,18 @@ void cl_grade_row_from_result(cl_grade_row *row, const cl_submission *s, const c
     row->seconds = jnum(rep, "seconds");
     row->graded_at = (long long)time(NULL);
     metric_of(rep, row);
+    cl_grade_row_late(row, s->submitted_at, rules, c);
+    row->report = json_incref(rep);
+}
+
+void cl_grade_row_late(cl_grade_row *row, long long submitted_at, const cl_course_rules *rules, const cl_course *c)
+{
+    row->submitted_at = submitted_at;
+    row->late_days = 0;
+    row->penalty = 0;
     /* lateness: whole days started after the deadline */
-    if (rules && rules->have_deadline && s->submitted_at > rules->deadline) {
-        long long late = s->submitted_at - rules->deadline;
+    if (rules && rules->have_deadline && submitted_at > rules->deadline) {
+        long long late = submitted_at - rules->deadline;
         row->late_days = (int)((late + 86399) / 86400);
         row->penalty = c ? row->late_days * c->late_penalty_per_day : 0;
         if (c && c->late_max_days >= 0 && row->late_days > c->late_max_days)
@@ -189,7 +198,28 @@ void cl_grade_row_from_result(cl_grade_row *row, const cl_submission *s, const c
             row->penalty = 1;
     }
     row->score = row->raw_score * (1 - row->penalty);
-    row->report = json_incref(rep);
+}
+
+int cl_grade_row_scored(const cl_grade_row *row)
+{
+    return strcmp(row->verdict, "error") && strcmp(row->verdict, "no_device") && strcmp(row->verdict, "not_graded");
+}
+
+int cl_gradebook_update_late(sqlite3 *db, const cl_grade_row *row, cl_err *err)
+{
+    sqlite3_stmt *st;
+    if (prepare_keyed(db,
+                      "UPDATE results SET submitted_at=?5, late_days=?6, penalty=?7, score=?8 WHERE student=?1 AND "
+                      "lab=?2 AND sha256=?3 AND config_hash=?4",
+                      row->student, row->lab, row->sha256, row->config_hash, &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 5, row->submitted_at);
+    sqlite3_bind_int(st, 6, row->late_days);
+    sqlite3_bind_double(st, 7, row->penalty);
+    sqlite3_bind_double(st, 8, row->score);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : cl_err_set(err, "gradebook: %s", sqlite3_errmsg(db));
 }
 
 void cl_grade_row_free(cl_grade_row *row)

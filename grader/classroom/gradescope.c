@@ -87,8 +87,11 @@ json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const 
         perf = 0;
     char pmsg[512];
     if (row->metric > 0)
-        snprintf(pmsg, sizeof pmsg, "%.4g %s%s%.1f%% of this GPU's ceiling; tier: %s", row->metric, row->metric_unit,
-                 row->fraction > 0 ? ", " : "", row->fraction * 100, row->tier[0] ? row->tier : "none");
+        snprintf(pmsg, sizeof pmsg, "%.4g %s, %s; tier: %s", row->metric, row->metric_unit,
+                 row->fraction > 0 ? "" : "no ceiling measured to compare with", row->tier[0] ? row->tier : "none");
+    if (row->metric > 0 && row->fraction > 0)
+        snprintf(pmsg, sizeof pmsg, "%.4g %s, %.1f%% of this GPU's ceiling; tier: %s", row->metric, row->metric_unit,
+                 row->fraction * 100, row->tier[0] ? row->tier : "none");
     else
         snprintf(pmsg, sizeof pmsg, "not timed: only a solution that passes every correctness case is");
     json_array_append_new(tests, test("performance", perf, w_top, perf > 0, pmsg, vis));
@@ -140,6 +143,116 @@ static void protect_path(const char *path)
     chmod(path, (st.st_mode & 07700) & ~(mode_t)S_ISUID); /* root's only */
 }
 
+/* Who handed the submission in and when, from Gradescope's metadata. A created_at that
+ * cannot be read completely is refused when a deadline depends on it (never guessed). */
+static int read_metadata(const cl_gradescope_opts *o, const cl_course_rules *rules, cl_submission *s, cl_err *err)
+{
+    snprintf(s->student, sizeof s->student, "student");
+    json_t *meta = o->metadata_path ? json_load_file(o->metadata_path, 0, NULL) : NULL;
+    const char *created = NULL;
+    if (meta) {
+        json_t *u = json_array_get(json_object_get(meta, "users"), 0);
+        json_t *id = json_object_get(u, "id");
+        if (json_is_integer(id))
+            snprintf(s->student, sizeof s->student, "%lld", (long long)json_integer_value(id));
+        else if (json_is_string(id))
+            cl_student_id(json_string_value(id), s->student, sizeof s->student);
+        const char *nm = json_string_value(json_object_get(u, "name"));
+        const char *em = json_string_value(json_object_get(u, "email"));
+        snprintf(s->name, sizeof s->name, "%s", nm ? nm : s->student);
+        snprintf(s->email, sizeof s->email, "%s", em ? em : "");
+        created = json_string_value(json_object_get(meta, "created_at"));
+    }
+    int rc = 0;
+    long long t;
+    if (created && cl_parse_time(created, &t) == 0)
+        s->submitted_at = t;
+    else if (rules->have_deadline)
+        rc = cl_err_set(err, "the submission's time (created_at %s%s%s in %s) cannot be read, and the deadline "
+                             "depends on it: not graded",
+                        created ? "'" : "", created ? created : "missing", created ? "'" : "",
+                        o->metadata_path ? o->metadata_path : "(no metadata)");
+    else
+        s->submitted_at = (long long)time(NULL); /* no deadline: the time changes nothing */
+    json_decref(meta);
+    if (!s->name[0])
+        snprintf(s->name, sizeof s->name, "%s", s->student);
+    return rc;
+}
+
+/* The submission folder Gradescope unpacked, hashed as `cudalab grade` hashes a folder. */
+static int read_submission(const cl_gradescope_opts *o, cl_submission *s, cl_err *err)
+{
+    if (!cl_dir_exists(o->submission))
+        return cl_err_set(err, "the submission folder %s does not exist", o->submission);
+    snprintf(s->path, sizeof s->path, "%s", o->submission);
+    snprintf(s->entry, sizeof s->entry, "submission");
+    s->kind = CL_SUB_DIR;
+    long long when;
+    return cl_intake_hash(o->submission, s->sha256, &when, err);
+}
+
+/* Keeps the grader's files (results, metadata, course, secret) from the submission. */
+static int hide_grader_files(const cl_gradescope_opts *o, const cl_course *course, cl_class_rt *rt, cl_err *err)
+{
+    char results_dir[CL_PATH_MAX];
+    snprintf(results_dir, sizeof results_dir, "%s", o->results_path);
+    char *slash = strrchr(results_dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (cl_mkdirs(results_dir, err))
+        return -1;
+    const char *hide[] = {results_dir, o->metadata_path, course->path[0] ? course->path : NULL,
+                          course->secret_path[0] ? course->secret_path : NULL};
+    for (size_t i = 0; i < sizeof hide / sizeof hide[0]; i++) {
+        protect_path(hide[i]);
+        cl_sandbox_hide(&rt->sb, hide[i]);
+    }
+    return 0;
+}
+
+/* results.json and the optional full report, from the graded row. A result that holds no
+ * grade (no GPU, cudalab failed) gets no score: Gradescope shows the instructor a failed
+ * autograder run to rerun, and the student pays nothing for the machine. */
+static int write_results(const cl_gradescope_opts *o, const cl_grade_row *row, const cl_lab *lab,
+                         const cl_course_rules *rules, const cl_course *course, cl_err *err)
+{
+    json_t *gs;
+    if (cl_grade_row_scored(row)) {
+        gs = cl_gradescope_results(row, lab, rules, course->leaderboard);
+    } else {
+        char msg[1400];
+        snprintf(msg, sizeof msg, "The autograder could not grade this submission (%s): %s\nNo score was "
+                 "recorded; the course staff will run it again.",
+                 !strcmp(row->verdict, "no_device") ? "there was no GPU on the grading machine" : "a grader error",
+                 row->message ? row->message : "");
+        gs = json_pack("{s:s, s:s, s:s}", "output", msg, "visibility", "visible", "stdout_visibility", "hidden");
+    }
+    char *text = json_dumps(gs, JSON_INDENT(2));
+    json_decref(gs);
+    int rc = text ? cl_write_file_atomic(o->results_path, text, strlen(text), err) : cl_err_set(err, "out of memory");
+    free(text);
+    if (rc == 0 && o->report_path && json_dump_file(row->report, o->report_path, JSON_INDENT(2)) != 0)
+        rc = cl_err_set(err, "cannot write %s", o->report_path);
+    if (rc == 0 && !cl_grade_row_scored(row))
+        rc = cl_err_set(err, "not graded (%s), no score written: %s", row->verdict, row->message ? row->message : "");
+    return rc;
+}
+
+/* Without a course secret: a fresh random one (seeds are not reproducible then). */
+static int ephemeral_secret(cl_course *course, cl_err *err)
+{
+    char tmp[CL_PATH_MAX];
+    snprintf(tmp, sizeof tmp, "/tmp/cudalab-gs-secret-XXXXXX");
+    if (!mkdtemp(tmp))
+        return cl_err_set(err, "cannot make a temporary folder: %s", strerror(errno));
+    int rc = cl_class_secret(course, tmp, err);
+    cl_err e2;
+    cl_rmtree(tmp, &e2);
+    course->secret_path[0] = '\0';
+    return rc;
+}
+
 int cl_gradescope_run(const cl_gradescope_opts *o_in, cl_err *err)
 {
     cl_class_absolute_home();
@@ -151,19 +264,15 @@ int cl_gradescope_run(const cl_gradescope_opts *o_in, cl_err *err)
     abs_o.metadata_path = cl_class_abspath(o_in->metadata_path, b[3], sizeof b[3]);
     abs_o.runner = cl_class_abspath(o_in->runner, b[4], sizeof b[4]);
     const cl_gradescope_opts *o = &abs_o;
-    int rc = -1;
+    int rc = -1, have_lab = 0, have_rt = 0;
     cl_course course;
     cl_lab lab;
-    int have_lab = 0;
     cl_class_rt rt;
     memset(&rt, 0, sizeof rt);
-    int have_rt = 0;
-    json_t *meta = NULL, *res = NULL;
+    json_t *res = NULL;
     if (cl_course_load(o->course_path, &course, err))
         return -1;
-    const char *labname = o->lab;
-    if (!labname && course.nlabs == 1)
-        labname = course.lab_names[0];
+    const char *labname = o->lab ? o->lab : course.nlabs == 1 ? course.lab_names[0] : NULL;
     if (!labname) {
         cl_err_set(err, "which lab? Give --lab, or one lab under labs: in the course config");
         goto done;
@@ -171,93 +280,20 @@ int cl_gradescope_run(const cl_gradescope_opts *o_in, cl_err *err)
     if (cl_lab_load(cl_home_dir(), labname, &lab, err))
         goto done;
     have_lab = 1;
-    if (!course.secret) { /* no secret: a fresh random one; seeds are not reproducible then */
-        char tmp[CL_PATH_MAX];
-        snprintf(tmp, sizeof tmp, "/tmp/cudalab-gs-secret-XXXXXX");
-        if (mkdtemp(tmp) && cl_class_secret(&course, tmp, err) == 0) {
-            cl_err e2;
-            cl_rmtree(tmp, &e2);
-            course.secret_path[0] = '\0';
-        } else {
-            goto done;
-        }
-    }
+    if (!course.secret && ephemeral_secret(&course, err))
+        goto done;
     cl_course_rules rules;
     cl_course_rules_for(&course, labname, &rules);
-    /* who and when */
     cl_submission s;
     memset(&s, 0, sizeof s);
-    snprintf(s.student, sizeof s.student, "student");
-    if (o->metadata_path && (meta = json_load_file(o->metadata_path, 0, NULL))) {
-        json_t *u = json_array_get(json_object_get(meta, "users"), 0);
-        json_t *id = json_object_get(u, "id");
-        if (json_is_integer(id))
-            snprintf(s.student, sizeof s.student, "%lld", (long long)json_integer_value(id));
-        else if (json_is_string(id))
-            snprintf(s.student, sizeof s.student, "%s", json_string_value(id));
-        const char *nm = json_string_value(json_object_get(u, "name"));
-        const char *em = json_string_value(json_object_get(u, "email"));
-        snprintf(s.name, sizeof s.name, "%s", nm ? nm : s.student);
-        snprintf(s.email, sizeof s.email, "%s", em ? em : "");
-        const char *created = json_string_value(json_object_get(meta, "created_at"));
-        long long t;
-        if (created && cl_parse_time(created, &t) == 0)
-            s.submitted_at = t;
-    }
-    if (!s.name[0])
-        snprintf(s.name, sizeof s.name, "%s", s.student);
-    if (!s.submitted_at)
-        s.submitted_at = (long long)time(NULL);
-    /* the submission: the folder Gradescope unpacked */
-    if (!cl_dir_exists(o->submission)) {
-        cl_err_set(err, "the submission folder %s does not exist", o->submission);
+    if (read_metadata(o, &rules, &s, err) || read_submission(o, &s, err) || hide_grader_files(o, &course, &rt, err))
         goto done;
-    }
-    snprintf(s.path, sizeof s.path, "%s", o->submission);
-    snprintf(s.entry, sizeof s.entry, "submission");
-    s.kind = CL_SUB_DIR;
-    {
-        /* the same content hash as `cudalab grade` gives a folder */
-        cl_submission *subs = NULL;
-        int n = 0;
-        char parent[CL_PATH_MAX], real[CL_PATH_MAX];
-        if (!realpath(o->submission, real)) {
-            cl_err_set(err, "%s: %s", o->submission, strerror(errno));
-            goto done;
-        }
-        snprintf(parent, sizeof parent, "%s", real);
-        char *slash = strrchr(parent, '/');
-        const char *base = slash ? slash + 1 : real;
-        if (slash && slash != parent)
-            *slash = '\0';
-        if (cl_intake_scan(parent, NULL, NULL, &subs, &n, NULL, NULL, err) == 0)
-            for (int i = 0; i < n; i++)
-                if (!strcmp(subs[i].entry, base))
-                    snprintf(s.sha256, sizeof s.sha256, "%s", subs[i].sha256);
-        free(subs);
-        if (!s.sha256[0])
-            cl_sha256_hex(real, strlen(real), s.sha256);
-    }
-    /* keep the grader's files from the submission */
-    char results_dir[CL_PATH_MAX];
-    snprintf(results_dir, sizeof results_dir, "%s", o->results_path);
-    char *slash = strrchr(results_dir, '/');
-    if (slash)
-        *slash = '\0';
-    if (cl_mkdirs(results_dir, err))
-        goto done;
-    const char *hide[] = {results_dir, o->metadata_path, course.path[0] ? course.path : NULL,
-                          course.secret_path[0] ? course.secret_path : NULL};
-    for (size_t i = 0; i < sizeof hide / sizeof hide[0]; i++) {
-        protect_path(hide[i]);
-        cl_sandbox_hide(&rt.sb, hide[i]);
-    }
     char gpus[8][32];
-    int ngpu = o->runner ? 0 : cl_class_gpus(NULL, gpus, 8);
-    if (ngpu > 1)
-        ngpu = 1;
+    int ngpu = o->runner ? 0 : cl_class_gpus(NULL, gpus, 8, err);
+    if (ngpu < 0)
+        goto done;
     if (cl_class_rt_init(&rt, &lab, o->runner, o->arch, o->no_sandbox ? CL_SANDBOX_NONE : course.sandbox,
-                         course.sandbox_uid, gpus, ngpu, err))
+                         course.sandbox_uid, gpus, ngpu > 1 ? 1 : ngpu, err))
         goto done;
     have_rt = 1;
     cl_class_job job;
@@ -275,21 +311,10 @@ int cl_gradescope_run(const cl_gradescope_opts *o_in, cl_err *err)
     res = cl_class_rt_run(&rt, &job, 0, o->watchdog_s);
     cl_grade_row row;
     cl_grade_row_from_result(&row, &s, &rules, &course, res);
-    json_t *gs = cl_gradescope_results(&row, &lab, &rules, course.leaderboard);
-    char *text = json_dumps(gs, JSON_INDENT(2));
-    json_decref(gs);
-    rc = text ? cl_write_file_atomic(o->results_path, text, strlen(text), err) : cl_err_set(err, "out of memory");
-    free(text);
-    if (rc == 0 && o->report_path) {
-        json_t *full = json_incref(row.report);
-        rc = json_dump_file(full, o->report_path, JSON_INDENT(2)) == 0 ? 0
-                                                                       : cl_err_set(err, "cannot write %s", o->report_path);
-        json_decref(full);
-    }
+    rc = write_results(o, &row, &lab, &rules, &course, err);
     cl_grade_row_free(&row);
 done:
     json_decref(res);
-    json_decref(meta);
     if (have_rt)
         cl_class_rt_free(&rt);
     if (have_lab)

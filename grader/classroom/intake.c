@@ -32,44 +32,53 @@ static void notef(void (*note)(void *, const char *), void *ctx, const char *fmt
     note(ctx, buf);
 }
 
-/* "alice.tar.gz" -> "alice"; "bob.smith.cu" -> "bob.smith"; "carol" (a folder) -> "carol" */
+/* The raw name of an entry without its extension: "alice.tar.gz" -> "alice",
+ * "bob.smith.CU" -> "bob.smith"; a folder keeps its whole name. */
+static void entry_stem(const char *entry, int is_dir, char *base, size_t n)
+{
+    snprintf(base, n, "%s", entry);
+    if (is_dir)
+        return;
+    static const char *const exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip", NULL};
+    size_t len = strlen(base);
+    for (int i = 0; exts[i]; i++) {
+        size_t el = strlen(exts[i]);
+        if (len > el && !strcasecmp(base + len - el, exts[i])) {
+            base[len - el] = '\0';
+            return;
+        }
+    }
+    char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        *dot = '\0';
+}
+
+/* The student id of an entry (names.c); 1 when characters had to be replaced or cut. */
 static int student_id(const char *entry, int is_dir, char *out, size_t n)
 {
     char base[256];
-    snprintf(base, sizeof base, "%s", entry);
-    if (!is_dir) {
-        static const char *const exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip", NULL};
-        size_t len = strlen(base);
-        int cut = 0;
-        for (int i = 0; exts[i]; i++) {
-            size_t el = strlen(exts[i]);
-            if (len > el && !strcasecmp(base + len - el, exts[i])) {
-                base[len - el] = '\0';
-                cut = 1;
-                break;
-            }
-        }
-        char *dot = strrchr(base, '.');
-        if (!cut && dot && dot != base)
-            *dot = '\0';
-    }
-    size_t k = 0;
-    int changed = 0;
-    for (const char *p = base; *p; p++) {
-        char c = *p;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                 c == '_' || c == '-' || c == '@' || c == '+';
-        if ((k == 0 && c == '.') || k + 1 >= n || k >= 100) {
-            changed = 1;
-            continue;
-        }
-        changed |= !ok;
-        out[k++] = ok ? c : '_';
-    }
-    out[k] = '\0';
-    if (!k)
-        snprintf(out, n, "_");
-    return changed || !k;
+    entry_stem(entry, is_dir, base, sizeof base);
+    return cl_student_id(base, out, n);
+}
+
+/* Files an instructor keeps beside the submissions (README.md, roster.csv, NOTES):
+ * notes, not students. Folders are always students'. */
+int cl_intake_is_note(const char *entry)
+{
+    static const char *const stems[] = {"readme", "license", "notes", "roster", NULL};
+    /* not .txt, .pdf or .docx: a student who hands one in gets a verdict that says why */
+    static const char *const exts[] = {".md", ".csv", ".tsv", ".json", ".yaml", ".yml", ".html", ".sqlite", ".xlsx",
+                                       ".ods", NULL};
+    char stem[256];
+    entry_stem(entry, 0, stem, sizeof stem);
+    for (int i = 0; stems[i]; i++)
+        if (!strcasecmp(stem, stems[i]))
+            return 1;
+    const char *dot = strrchr(entry, '.');
+    for (int i = 0; dot && dot != entry && exts[i]; i++)
+        if (!strcasecmp(dot, exts[i]))
+            return 1;
+    return 0;
 }
 
 /* ---- content hashes ---- */
@@ -79,6 +88,7 @@ typedef struct dir_hash {
     int entries;
     size_t bytes;
     int over;
+    long long newest; /* the newest modification time of its files */
 } dir_hash;
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -120,6 +130,8 @@ static void hash_dir_rec(dir_hash *h, const char *path, const char *rel, int dep
             char hex[CL_SHA256_HEX];
             cl_err err;
             h->bytes += (size_t)st.st_size;
+            if ((long long)st.st_mtime > h->newest)
+                h->newest = (long long)st.st_mtime;
             if (cl_sha256_file(full, HASH_MAX_BYTES, hex, &err))
                 snprintf(hex, sizeof hex, "unreadable");
             cl_sb_printf(&h->list, "file %s %lld %s\n", r, (long long)st.st_size, hex);
@@ -133,9 +145,13 @@ static void hash_dir_rec(dir_hash *h, const char *path, const char *rel, int dep
     free(names);
 }
 
-static void hash_entry(const char *path, const struct stat *st, char out[CL_SHA256_HEX])
+/* The content hash of a submission and when it was handed in: a file's modification
+ * time, or for a folder the newest of its files' (copying a folder around changes the
+ * folder's own time, not its files'). */
+static void hash_entry(const char *path, const struct stat *st, char out[CL_SHA256_HEX], long long *when)
 {
     cl_err err;
+    *when = (long long)st->st_mtime;
     if (S_ISDIR(st->st_mode)) {
         dir_hash h = {0};
         cl_sb_init(&h.list);
@@ -143,15 +159,26 @@ static void hash_entry(const char *path, const struct stat *st, char out[CL_SHA2
         const char *s = cl_sb_str(&h.list);
         cl_sha256_hex(s, strlen(s), out);
         cl_sb_free(&h.list);
+        if (h.newest)
+            *when = h.newest;
         return;
     }
     if (S_ISREG(st->st_mode) && (size_t)st->st_size <= HASH_MAX_BYTES && cl_sha256_file(path, HASH_MAX_BYTES, out, &err) == 0)
         return;
-    /* a link, a special file or a huge file: refused when staged, whatever its bytes */
+    /* a special file or a huge file: refused when staged, whatever its bytes */
     char meta[256];
     snprintf(meta, sizeof meta, "unhashed %o %lld %lld", (unsigned)st->st_mode, (long long)st->st_size,
              (long long)st->st_mtime);
     cl_sha256_hex(meta, strlen(meta), out);
+}
+
+int cl_intake_hash(const char *path, char out[CL_SHA256_HEX], long long *when, cl_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return cl_err_set(err, "cannot read %s: %s", path, strerror(errno));
+    hash_entry(path, &st, out, when);
+    return 0;
 }
 
 /* ---- the roster ---- */
@@ -206,12 +233,19 @@ static void trim(char *s)
     memmove(s, s + k, strlen(s + k) + 1);
 }
 
+/* The column named one of names; "Student ID" and "student-id" are student_id. */
 static int col_of(char **h, int n, const char *const *names)
 {
     for (int k = 0; names[k]; k++)
-        for (int i = 0; i < n; i++)
-            if (!strcasecmp(h[i], names[k]))
+        for (int i = 0; i < n; i++) {
+            char norm[128];
+            snprintf(norm, sizeof norm, "%s", h[i]);
+            for (char *c = norm; *c; c++)
+                if (*c == ' ' || *c == '-')
+                    *c = '_';
+            if (!strcasecmp(norm, names[k]))
                 return i;
+        }
     return -1;
 }
 
@@ -271,12 +305,18 @@ static int read_roster(const char *path, cl_submission **subs, int *n, int *cap,
         }
         for (int i = 0; i < nf; i++)
             trim(f[i]);
-        char id[128];
-        student_id(f[ci], 1, id, sizeof id);
+        char id[128], key[512];
+        cl_student_id(f[ci], id, sizeof id);
+        cl_student_key(id, key, sizeof key);
         int found = -1;
-        for (int k = 0; k < *n && found == -1; k++)
-            if (!strcmp((*subs)[k].student, id))
+        for (int k = 0; k < *n && found == -1; k++) {
+            char other[512];
+            cl_student_key((*subs)[k].student, other, sizeof other);
+            if (!strcmp(other, key))
                 found = (*subs)[k].in_roster ? -2 : k;
+        }
+        if (found >= 0 && strcmp((*subs)[found].student, id)) /* the LMS's spelling: ALICE for alice.cu */
+            snprintf((*subs)[found].student, sizeof (*subs)[found].student, "%s", id);
         if (found == -2)
             notef(note, ctx, "%s:%d: student '%s' is listed twice; the first row counts", path, line, id);
         if (found == -2) {
@@ -317,6 +357,47 @@ static int cmp_sub(const void *a, const void *b)
     return strcmp(((const cl_submission *)a)->student, ((const cl_submission *)b)->student);
 }
 
+/* Two entries whose ids collide: the same name twice (alice.cu and alice.zip, or Alice.cu
+ * and alice.cu) is two submissions of one student, which the instructor must settle; ids
+ * that only collide because characters were replaced or cut (a?b.cu and a_b.cu) get a
+ * suffix from the entry's own name, the same on every run. */
+static int settle_collisions(cl_submission *subs, int n, const char *dir, cl_err *err)
+{
+    for (int i = 0; i < n; i++) {
+        char ki[512];
+        cl_student_key(subs[i].student, ki, sizeof ki);
+        for (int j = i + 1; j < n; j++) {
+            char kj[512];
+            cl_student_key(subs[j].student, kj, sizeof kj);
+            if (strcmp(ki, kj))
+                continue;
+            char si[256], sj[256], fi[512], fj[512];
+            entry_stem(subs[i].entry, subs[i].kind == CL_SUB_DIR, si, sizeof si);
+            entry_stem(subs[j].entry, subs[j].kind == CL_SUB_DIR, sj, sizeof sj);
+            cl_student_key(si, fi, sizeof fi);
+            cl_student_key(sj, fj, sizeof fj);
+            if (!strcmp(fi, fj))
+                return cl_err_set(err, "two submissions for student '%s' in %s: '%s' and '%s' (keep one)",
+                                  subs[i].student, dir, subs[i].entry, subs[j].entry);
+            cl_submission *move[2] = {subs[i].renamed ? &subs[i] : NULL, subs[j].renamed ? &subs[j] : NULL};
+            if (!move[0] && !move[1])
+                move[1] = &subs[j];
+            for (int m = 0; m < 2; m++) {
+                if (!move[m])
+                    continue;
+                char h[CL_SHA256_HEX], id[128];
+                cl_sha256_hex(move[m]->entry, strlen(move[m]->entry), h);
+                snprintf(id, sizeof id, "%.90s~%.6s", move[m]->student, h);
+                snprintf(move[m]->student, sizeof move[m]->student, "%s", id);
+                move[m]->renamed = 1;
+            }
+            i = -1; /* ids changed: look again */
+            break;
+        }
+    }
+    return 0;
+}
+
 int cl_intake_scan(const char *dir, const char *skip, const char *roster, cl_submission **subs, int *n,
                    void (*note)(void *ctx, const char *msg), void *ctx, cl_err *err)
 {
@@ -335,40 +416,51 @@ int cl_intake_scan(const char *dir, const char *skip, const char *roster, cl_sub
         char path[CL_PATH_MAX];
         cl_path_join(path, sizeof path, dir, e->d_name);
         struct stat st;
-        if (lstat(path, &st) != 0)
+        /* the folder is the instructor's: a link they made is followed (a dangling one is
+         * graded as missing its file); links inside a student's folder are not */
+        struct stat lst;
+        if (lstat(path, &lst) != 0)
             continue;
+        if (stat(path, &st) != 0)
+            st = lst;
+        else if (S_ISLNK(lst.st_mode)) { /* said, so a link nobody meant is noticed */
+            char target[CL_PATH_MAX];
+            ssize_t tn = readlink(path, target, sizeof target - 1);
+            target[tn > 0 ? tn : 0] = '\0';
+            notef(note, ctx, "%s: a link to %s, followed (links in the submissions folder itself are the "
+                  "instructor's)", e->d_name, target);
+        }
         if (have_skip && st.st_dev == skip_st.st_dev && st.st_ino == skip_st.st_ino)
             continue;
+        if (!S_ISDIR(st.st_mode) && cl_intake_is_note(e->d_name)) {
+            notef(note, ctx, "%s: a note, not a submission (not graded)", e->d_name);
+            continue;
+        }
         int k = add_sub(subs, n, &cap);
         if (k < 0) {
             closedir(d);
             return cl_err_set(err, "out of memory");
         }
         cl_submission *s = &(*subs)[k];
-        student_id(e->d_name, S_ISDIR(st.st_mode), s->student, sizeof s->student);
+        s->renamed = student_id(e->d_name, S_ISDIR(st.st_mode), s->student, sizeof s->student);
         snprintf(s->entry, sizeof s->entry, "%s", e->d_name);
         snprintf(s->path, sizeof s->path, "%s", path);
         s->kind = S_ISDIR(st.st_mode) ? CL_SUB_DIR : cl_is_archive_name(e->d_name) ? CL_SUB_ARCHIVE : CL_SUB_FILE;
-        s->submitted_at = (long long)st.st_mtime;
-        hash_entry(path, &st, s->sha256);
+        hash_entry(path, &st, s->sha256, &s->submitted_at);
     }
     closedir(d);
     qsort(*subs, (size_t)*n, sizeof **subs, cmp_sub);
-    for (int i = 1; i < *n; i++)
-        if (!strcmp((*subs)[i].student, (*subs)[i - 1].student)) {
-            cl_err_set(err, "two submissions for student '%s' in %s: '%s' and '%s' (keep one)", (*subs)[i].student,
-                       dir, (*subs)[i - 1].entry, (*subs)[i].entry);
-            free(*subs);
-            *subs = NULL;
-            *n = 0;
-            return -1;
-        }
+    if (settle_collisions(*subs, *n, dir, err)) {
+        free(*subs);
+        *subs = NULL;
+        *n = 0;
+        return -1;
+    }
     for (int i = 0; i < *n; i++) {
         cl_submission *s = &(*subs)[i];
-        char id[128];
-        if (student_id(s->entry, s->kind == CL_SUB_DIR, id, sizeof id))
-            notef(note, ctx, "'%s' is graded as student '%s' (ids keep letters, digits and ._@+-)", s->entry,
-                  s->student);
+        if (s->renamed)
+            notef(note, ctx, "'%s' is graded as student '%s' (ids keep letters and digits of any script and ._@+-)",
+                  s->entry, s->student);
     }
     if (roster && read_roster(roster, subs, n, &cap, note, ctx, err)) {
         free(*subs);

@@ -57,11 +57,14 @@ int cl_class_csv(const cl_class_report *rep, const char *path, cl_err *err)
         cl_sb_append(&sb, ",");
         cell(&sb, r->verdict, 0);
         cl_sb_append(&sb, ",");
-        num(&sb, r->score, "%.2f");
+        int scored = cl_grade_row_scored(r); /* not graded: no score, never a 0 */
+        if (scored)
+            num(&sb, r->score, "%.2f");
         cl_sb_append(&sb, ",");
         num(&sb, r->max_score, "%.0f");
         cl_sb_append(&sb, ",");
-        num(&sb, r->raw_score, "%.2f");
+        if (scored)
+            num(&sb, r->raw_score, "%.2f");
         cl_sb_append(&sb, ",");
         num(&sb, r->late_days, "%.0f");
         cl_sb_append(&sb, ",");

@@ -7,9 +7,11 @@
  * scripts, and every byte a student controls is escaped, so a submission that prints
  * <script> cannot run anything in the instructor's browser. */
 #include <math.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -129,10 +131,9 @@ static int by_rank(const void *a, const void *b)
     return strcmp(x->student, y->student);
 }
 
-static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_strbuf *sb)
+/* The page's head and its summary table: verdict, message, score, submission, seed, GPU. */
+static void write_summary(const cl_class_report *rep, const cl_grade_row *r, const char *title, cl_strbuf *sb)
 {
-    char title[400];
-    snprintf(title, sizeof title, "%s: %s", r->student, rep->lab);
     head(sb, title);
     cl_sb_append(sb, "<p><a href=\"../index.html\">&larr; the class</a></p>\n<h1>");
     cl_sb_append_markup(sb, r->student);
@@ -149,7 +150,10 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
     badge(sb, r->verdict);
     cl_sb_append(sb, "</td></tr>\n<tr><th>message</th><td class=\"msg\" id=\"message\">");
     cl_sb_append_markup(sb, r->message);
-    cl_sb_printf(sb, "</td></tr>\n<tr><th>score</th><td>%.1f / %.0f", r->score, r->max_score);
+    if (cl_grade_row_scored(r))
+        cl_sb_printf(sb, "</td></tr>\n<tr><th>score</th><td>%.1f / %.0f", r->score, r->max_score);
+    else
+        cl_sb_printf(sb, "</td></tr>\n<tr><th>score</th><td>none recorded (not graded) / %.0f", r->max_score);
     if (r->late_days > 0)
         cl_sb_printf(sb, " (%.1f before %d day%s late: &minus;%.0f%%)", r->raw_score, r->late_days,
                      r->late_days == 1 ? "" : "s", r->penalty * 100);
@@ -173,99 +177,147 @@ static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_
         cl_sb_printf(sb, "<tr><th>graded</th><td>%s, %.1f s</td></tr>\n", t, r->seconds);
     }
     cl_sb_append(sb, "</table>\n");
-    json_t *rep_j = r->report;
-    if (rep_j) {
-        json_t *cases = json_object_get(rep_j, "cases"), *c;
-        size_t i;
-        cl_sb_append(sb, "<h2>Correctness</h2>\n<table id=\"cases\"><tr><th>case</th><th>status</th><th>where</th>"
-                         "<th>expected</th><th>got</th><th>message</th></tr>\n");
-        json_array_foreach(cases, i, c) {
-            const char *kind = json_string_value(json_object_get(c, "kind"));
-            if (kind && !strcmp(kind, "bench"))
-                continue;
-            const char *st = json_string_value(json_object_get(c, "status"));
-            cl_sb_append(sb, "<tr><td>");
-            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "name")));
-            cl_sb_append(sb, "</td><td>");
-            badge(sb, st && !strcmp(st, "pass") ? "pass" : st ? st : "?");
-            cl_sb_append(sb, "</td><td>");
-            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "where")));
-            cl_sb_append(sb, "</td>");
-            json_t *e = json_object_get(c, "expected"), *g = json_object_get(c, "got");
-            if (json_is_number(e))
-                cl_sb_printf(sb, "<td class=\"num\">%.9g</td><td class=\"num\">%.9g</td>", json_number_value(e),
-                             json_number_value(g));
-            else
-                cl_sb_append(sb, "<td></td><td></td>");
-            cl_sb_append(sb, "<td class=\"msg\">");
-            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "message")));
-            cl_sb_append(sb, "</td></tr>\n");
+}
+
+/* Every correctness case: status, where, expected, got. */
+static void write_cases(json_t *cases, cl_strbuf *sb)
+{
+    json_t *c;
+    size_t i;
+    cl_sb_append(sb, "<h2>Correctness</h2>\n<table id=\"cases\"><tr><th>case</th><th>status</th><th>where</th>"
+                     "<th>expected</th><th>got</th><th>message</th></tr>\n");
+    json_array_foreach(cases, i, c) {
+        const char *kind = json_string_value(json_object_get(c, "kind"));
+        if (kind && !strcmp(kind, "bench"))
+            continue;
+        const char *st = json_string_value(json_object_get(c, "status"));
+        cl_sb_append(sb, "<tr><td>");
+        cl_sb_append_markup(sb, json_string_value(json_object_get(c, "name")));
+        cl_sb_append(sb, "</td><td>");
+        badge(sb, st && !strcmp(st, "pass") ? "pass" : st ? st : "?");
+        cl_sb_append(sb, "</td><td>");
+        cl_sb_append_markup(sb, json_string_value(json_object_get(c, "where")));
+        cl_sb_append(sb, "</td>");
+        json_t *e = json_object_get(c, "expected"), *g = json_object_get(c, "got");
+        if (json_is_number(e))
+            cl_sb_printf(sb, "<td class=\"num\">%.9g</td><td class=\"num\">%.9g</td>", json_number_value(e),
+                         json_number_value(g));
+        else
+            cl_sb_append(sb, "<td></td><td></td>");
+        cl_sb_append(sb, "<td class=\"msg\">");
+        cl_sb_append_markup(sb, json_string_value(json_object_get(c, "message")));
+        cl_sb_append(sb, "</td></tr>\n");
+    }
+    cl_sb_append(sb, "</table>\n");
+}
+
+/* The timed cases: times, metric, fraction of the ceiling, the reference, the tier. */
+static void write_bench(json_t *cases, cl_strbuf *sb)
+{
+    json_t *c;
+    size_t i;
+    cl_sb_append(sb, "<h2>Performance</h2>\n<table id=\"bench\"><tr><th>case</th><th>median ms</th>"
+                     "<th>min ms</th><th>max ms</th><th>metric</th><th>of ceiling</th><th>vs reference</th>"
+                     "<th>tier</th></tr>\n");
+    int nb = 0;
+    json_array_foreach(cases, i, c) {
+        json_t *b = json_object_get(c, "bench");
+        if (!b)
+            continue;
+        nb++;
+        cl_sb_append(sb, "<tr><td>");
+        cl_sb_append_markup(sb, json_string_value(json_object_get(c, "name")));
+        cl_sb_printf(sb, "</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td>"
+                         "<td class=\"num\">%.4g</td>",
+                     json_number_value(json_object_get(b, "median_ms")),
+                     json_number_value(json_object_get(b, "min_ms")),
+                     json_number_value(json_object_get(b, "max_ms")),
+                     json_number_value(json_object_get(b, "metric")));
+        double f = json_number_value(json_object_get(b, "fraction"));
+        double vr = json_number_value(json_object_get(b, "vs_reference"));
+        if (f > 0) cl_sb_printf(sb, "<td class=\"num\">%.1f%%</td>", f * 100);
+        else cl_sb_append(sb, "<td class=\"num\">-</td>");
+        if (vr > 0) cl_sb_printf(sb, "<td class=\"num\">%.2fx</td>", vr);
+        else cl_sb_append(sb, "<td class=\"num\">-</td>");
+        cl_sb_append(sb, "<td>");
+        cl_sb_append_markup(sb, json_string_value(json_object_get(b, "tier")));
+        cl_sb_append(sb, "</td></tr>\n");
+    }
+    if (!nb)
+        cl_sb_append(sb, "<tr><td colspan=\"8\" class=\"meta\">not timed (only a correct solution is)</td></tr>\n");
+    cl_sb_append(sb, "</table>\n");
+}
+
+/* What the compiler, the sanitizer and the solution said, and the libraries it loaded. */
+static void write_logs(json_t *rep_j, cl_strbuf *sb)
+{
+    size_t i;
+    static const char *const blocks[][2] = {{"detail", "Details"},   {"sanitizer", "compute-sanitizer"},
+                                            {"output", "Output of the solution"}};
+    json_t *comp = json_object_get(rep_j, "compile");
+    const char *log = json_string_value(json_object_get(comp, "log"));
+    if (log && *log) {
+        cl_sb_append(sb, "<h2>Compiler</h2>\n<pre id=\"compile-log\">");
+        cl_sb_append_markup(sb, log);
+        cl_sb_append(sb, "</pre>\n");
+    }
+    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
+        const char *t = json_string_value(json_object_get(rep_j, blocks[k][0]));
+        if (!t || !*t)
+            continue;
+        cl_sb_printf(sb, "<h2>%s</h2>\n<pre id=\"%s\">", blocks[k][1], blocks[k][0]);
+        cl_sb_append_markup(sb, t);
+        cl_sb_append(sb, "</pre>\n");
+    }
+    json_t *libs = json_object_get(rep_j, "libraries_loaded");
+    if (json_array_size(libs)) {
+        cl_sb_append(sb, "<h2>Libraries the solution loaded</h2>\n<ul>");
+        json_t *l;
+        json_array_foreach(libs, i, l) {
+            cl_sb_append(sb, "<li>");
+            cl_sb_append_markup(sb, json_string_value(l));
+            cl_sb_append(sb, "</li>");
         }
-        cl_sb_append(sb, "</table>\n<h2>Performance</h2>\n<table id=\"bench\"><tr><th>case</th><th>median ms</th>"
-                         "<th>min ms</th><th>max ms</th><th>metric</th><th>of ceiling</th><th>vs reference</th>"
-                         "<th>tier</th></tr>\n");
-        int nb = 0;
-        json_array_foreach(cases, i, c) {
-            json_t *b = json_object_get(c, "bench");
-            if (!b)
-                continue;
-            nb++;
-            cl_sb_append(sb, "<tr><td>");
-            cl_sb_append_markup(sb, json_string_value(json_object_get(c, "name")));
-            cl_sb_printf(sb, "</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td>"
-                             "<td class=\"num\">%.4g</td>",
-                         json_number_value(json_object_get(b, "median_ms")),
-                         json_number_value(json_object_get(b, "min_ms")),
-                         json_number_value(json_object_get(b, "max_ms")),
-                         json_number_value(json_object_get(b, "metric")));
-            double f = json_number_value(json_object_get(b, "fraction"));
-            double vr = json_number_value(json_object_get(b, "vs_reference"));
-            if (f > 0) cl_sb_printf(sb, "<td class=\"num\">%.1f%%</td>", f * 100);
-            else cl_sb_append(sb, "<td class=\"num\">-</td>");
-            if (vr > 0) cl_sb_printf(sb, "<td class=\"num\">%.2fx</td>", vr);
-            else cl_sb_append(sb, "<td class=\"num\">-</td>");
-            cl_sb_append(sb, "<td>");
-            cl_sb_append_markup(sb, json_string_value(json_object_get(b, "tier")));
-            cl_sb_append(sb, "</td></tr>\n");
-        }
-        if (!nb)
-            cl_sb_append(sb, "<tr><td colspan=\"8\" class=\"meta\">not timed (only a correct solution is)</td></tr>\n");
-        cl_sb_append(sb, "</table>\n");
+        cl_sb_append(sb, "</ul>\n");
+    }
+}
+
+static void write_student(const cl_class_report *rep, const cl_grade_row *r, cl_strbuf *sb)
+{
+    char title[400];
+    snprintf(title, sizeof title, "%s: %s", r->student, rep->lab);
+    write_summary(rep, r, title, sb);
+    if (r->report) {
+        json_t *cases = json_object_get(r->report, "cases");
+        write_cases(cases, sb);
+        write_bench(cases, sb);
         cl_roof_point pts[16];
         char labels[16][160];
         int n = roof_points(r, pts, 16, NULL, 1, labels);
         cl_sb_append(sb, "<h2>Roofline</h2>\n");
         cl_roofline_svg(sb, pts, n, rep->copy_gbps, rep->fp16_tflops, title);
-        static const char *const blocks[][2] = {{"detail", "Details"},   {"sanitizer", "compute-sanitizer"},
-                                                {"output", "Output of the solution"}};
-        json_t *comp = json_object_get(rep_j, "compile");
-        const char *log = json_string_value(json_object_get(comp, "log"));
-        if (log && *log) {
-            cl_sb_append(sb, "<h2>Compiler</h2>\n<pre id=\"compile-log\">");
-            cl_sb_append_markup(sb, log);
-            cl_sb_append(sb, "</pre>\n");
-        }
-        for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
-            const char *t = json_string_value(json_object_get(rep_j, blocks[k][0]));
-            if (!t || !*t)
-                continue;
-            cl_sb_printf(sb, "<h2>%s</h2>\n<pre id=\"%s\">", blocks[k][1], blocks[k][0]);
-            cl_sb_append_markup(sb, t);
-            cl_sb_append(sb, "</pre>\n");
-        }
-        json_t *libs = json_object_get(rep_j, "libraries_loaded");
-        if (json_array_size(libs)) {
-            cl_sb_append(sb, "<h2>Libraries the solution loaded</h2>\n<ul>");
-            json_t *l;
-            json_array_foreach(libs, i, l) {
-                cl_sb_append(sb, "<li>");
-                cl_sb_append_markup(sb, json_string_value(l));
-                cl_sb_append(sb, "</li>");
-            }
-            cl_sb_append(sb, "</ul>\n");
-        }
+        write_logs(r->report, sb);
     }
     cl_sb_append(sb, "</body></html>\n");
+}
+
+/* Pages of students no longer in the class (a folder removed, a roster changed) go. */
+static void remove_stale_pages(const cl_class_report *rep, const char *sdir)
+{
+    DIR *d = opendir(sdir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".html"))
+            continue;
+        int current = 0;
+        for (int i = 0; i < rep->nrows && !current; i++)
+            current = strlen(rep->rows[i].student) == n - 5 && !strncmp(rep->rows[i].student, e->d_name, n - 5);
+        if (!current)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    if (d)
+        closedir(d);
 }
 
 int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
@@ -288,6 +340,7 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
             return -1;
         }
     }
+    remove_stale_pages(rep, sdir);
     /* the class */
     cl_sb_clear(&sb);
     char title[300];
@@ -321,7 +374,7 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
         while (k < nseen && strcmp(seen[k], v)) k++;
         if (k == nseen && nseen < 64) { seen[nseen] = v; counts[nseen++] = 0; }
         if (k < 64) counts[k]++;
-        if (!rep->rows[i].missing) { total += rep->rows[i].score; graded++; }
+        if (!rep->rows[i].missing && cl_grade_row_scored(&rep->rows[i])) { total += rep->rows[i].score; graded++; }
     }
     for (int k = 0; k < nseen; k++) {
         cl_sb_append(&sb, "<span>");
@@ -340,7 +393,10 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
         cl_sb_append_markup(&sb, r->name);
         cl_sb_append(&sb, "</td><td>");
         badge(&sb, r->verdict);
-        cl_sb_printf(&sb, "</td><td class=\"num\">%.1f / %.0f</td><td class=\"num\">", r->score, r->max_score);
+        if (cl_grade_row_scored(r))
+            cl_sb_printf(&sb, "</td><td class=\"num\">%.1f / %.0f</td><td class=\"num\">", r->score, r->max_score);
+        else
+            cl_sb_printf(&sb, "</td><td class=\"num\">&mdash; / %.0f</td><td class=\"num\">", r->max_score);
         if (r->late_days > 0)
             cl_sb_printf(&sb, "%d d (&minus;%.0f%%)", r->late_days, r->penalty * 100);
         cl_sb_append(&sb, "</td><td>");
@@ -356,7 +412,7 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
     const cl_grade_row **order = calloc((size_t)(rep->nrows ? rep->nrows : 1), sizeof *order);
     int nl = 0;
     for (int i = 0; i < rep->nrows; i++)
-        if (!rep->rows[i].missing && rep->rows[i].report)
+        if (!rep->rows[i].missing && rep->rows[i].report && cl_grade_row_scored(&rep->rows[i]))
             order[nl++] = &rep->rows[i];
     g_rep = rep;
     qsort(order, (size_t)nl, sizeof *order, by_rank);

@@ -22,10 +22,11 @@ int cl_class_junit(const cl_class_report *rep, const char *path, cl_err *err)
         const cl_grade_row *row = &rep->rows[i];
         if (row->report) {
             cl_result_from_json(row->report, &rs[i]);
-        } else { /* nothing submitted, or not graded */
+        } else { /* nothing submitted (no compile test passes), or not graded */
             cl_result_init(&rs[i]);
             snprintf(rs[i].lab, sizeof rs[i].lab, "%s", row->lab);
-            cl_result_set(&rs[i], CL_V_ERROR, "%s", row->message ? row->message : row->verdict);
+            cl_result_set(&rs[i], row->missing ? CL_V_COMPILE_ERROR : CL_V_ERROR, "%s",
+                          row->message ? row->message : row->verdict);
             rs[i].max_score = row->max_score;
         }
         rs[i].score = row->score; /* after the late penalty */

@@ -412,7 +412,9 @@ int cl_class_slurm_task(const char *manifest, int index, cl_err *err)
     for (size_t i = 0; i < sizeof hide / sizeof hide[0]; i++)
         cl_sandbox_hide(&rt.sb, hide[i]);
     char gpus[8][32];
-    int ngpu = job.runner ? 0 : cl_class_gpus(NULL, gpus, 8);
+    int ngpu = job.runner ? 0 : cl_class_gpus(NULL, gpus, 8, err);
+    if (ngpu < 0)
+        ngpu = 0; /* the node's own CUDA_VISIBLE_DEVICES is Slurm's */
     if (ngpu > 1)
         ngpu = 1; /* Slurm gave this task its GPU: the first visible one */
     if (cl_class_rt_init(&rt, &lab, job.runner, job.arch,

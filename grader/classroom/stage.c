@@ -1,8 +1,12 @@
 /* stage.c: one submission, alone, in a private directory.
  *
- *   <stage>/in/<entry>   the archive as submitted (archives only)
- *   <stage>/src/         what is compiled: the .cu file, the folder's files, or the
- *                        archive's contents (extracted inside the sandbox)
+ *   <stage>/in/submission.<zip|tar|tar.gz|...>  the archive as submitted (archives only)
+ *   <stage>/src/         what is compiled: the .cu file (as <lab>.cu), the folder's files,
+ *                        or the archive's contents (extracted inside the sandbox)
+ *
+ * Names are fixed: a file is staged as <lab>.cu, an archive as in/submission.<kind>, and a
+ * lone .cu of a folder or archive is renamed <lab>.cu, so no name a student chose (quotes,
+ * 240 characters, upper-case extensions) reaches nvcc or the file system's limits.
  *   <stage>/cache, home  XDG_CACHE_HOME and HOME of the grading process
  *
  * cl_stage_copy runs with the instructor's rights and only copies bytes (regular files,
@@ -21,10 +25,21 @@
 #include "grader/classroom.h"
 #include "strbuf.h"
 
-static int ends_with(const char *s, const char *suffix)
+static int ends_with_nocase(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
+    return a >= b && !strcasecmp(s + a - b, suffix);
+}
+
+/* The archive's fixed name in the stage: "submission" and its kind, lower case. */
+static void archive_stage_name(const char *entry, char *out, size_t n)
+{
+    static const char *const exts[] = {".tar.gz", ".tar.xz", ".tar.bz2", ".tgz", ".tar", ".zip", NULL};
+    const char *ext = "";
+    for (int i = 0; exts[i] && !*ext; i++)
+        if (ends_with_nocase(entry, exts[i]))
+            ext = exts[i];
+    snprintf(out, n, "in/submission%s", ext);
 }
 
 typedef struct copier {
@@ -44,10 +59,12 @@ static int reject(copier *c, const char *fmt, ...)
     return 1;
 }
 
-/* Copies one regular file (never through a link), at most max bytes. */
-static int copy_one(copier *c, const char *from, const char *to, const char *shown, size_t max, cl_err *err)
+/* Copies one regular file (through a link only with follow: the instructor's own), at
+ * most max bytes. */
+static int copy_one(copier *c, const char *from, const char *to, const char *shown, size_t max, int follow,
+                    cl_err *err)
 {
-    int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    int in = open(from, O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_CLOEXEC | O_NONBLOCK);
     if (in < 0)
         return errno == ELOOP ? reject(c, "%s is a symbolic link: links are not graded", shown)
                               : cl_err_set(err, "cannot read %s: %s", from, strerror(errno));
@@ -129,7 +146,7 @@ static int copy_tree(copier *c, const char *from, const char *to, const char *re
             else
                 rc = copy_tree(c, src, dst, r, depth + 1, err);
         } else if (S_ISREG(st.st_mode)) {
-            rc = copy_one(c, src, dst, r, CL_STAGE_MAX_FILE, err);
+            rc = copy_one(c, src, dst, r, CL_STAGE_MAX_FILE, 0, err);
         } else {
             rc = reject(c, "%s is a device, FIFO or socket: only files and folders are graded", r);
         }
@@ -138,37 +155,67 @@ static int copy_tree(copier *c, const char *from, const char *to, const char *re
     return rc;
 }
 
-int cl_stage_copy(const cl_submission *s, const char *stage, int allow_prebuilt, char *why, size_t why_n,
-                  cl_err *err)
+int cl_stage_copy(const cl_submission *s, const char *lab, const char *stage, int allow_prebuilt, char *why,
+                  size_t why_n, cl_err *err)
 {
     copier c = {why, why_n, 0, 0};
     why[0] = '\0';
-    char in[CL_PATH_MAX], src[CL_PATH_MAX], dst[CL_PATH_MAX];
+    char in[CL_PATH_MAX], src[CL_PATH_MAX], dst[CL_PATH_MAX], name[CL_PATH_MAX];
     cl_path_join(in, sizeof in, stage, "in");
     cl_path_join(src, sizeof src, stage, "src");
     if (mkdir(in, 0755) != 0 || mkdir(src, 0755) != 0)
         return cl_err_set(err, "cannot create the stage in %s: %s", stage, strerror(errno));
     if (s->kind == CL_SUB_NONE)
         return reject(&c, "nothing was submitted");
-    struct stat st;
-    if (lstat(s->path, &st) != 0)
-        return reject(&c, "the submission %s has disappeared", s->entry);
-    if (S_ISLNK(st.st_mode))
-        return reject(&c, "%s is a symbolic link: links are not graded", s->entry);
+    struct stat st; /* the submissions folder is the instructor's: its own links are followed */
+    if (stat(s->path, &st) != 0)
+        return reject(&c, "the submission %s has disappeared (or is a link to nothing)", s->entry);
+    /* every submission is staged under a fixed name: a name never changes a grade */
     switch (s->kind) {
     case CL_SUB_DIR:
         return copy_tree(&c, s->path, src, s->entry, 0, err);
     case CL_SUB_ARCHIVE:
-        cl_path_join(dst, sizeof dst, in, s->entry);
-        return copy_one(&c, s->path, dst, s->entry, CL_STAGE_MAX_ARCHIVE, err);
-    case CL_SUB_FILE:
-        if (!ends_with(s->entry, ".cu") && !(allow_prebuilt && ends_with(s->entry, ".so")))
+        archive_stage_name(s->entry, name, sizeof name);
+        cl_path_join(dst, sizeof dst, stage, name);
+        return copy_one(&c, s->path, dst, s->entry, CL_STAGE_MAX_ARCHIVE, 1, err);
+    case CL_SUB_FILE: {
+        const char *ext = ends_with_nocase(s->entry, ".cu") ? ".cu"
+                          : allow_prebuilt && ends_with_nocase(s->entry, ".so") ? ".so" : NULL;
+        if (!ext)
             return reject(&c, "%s is not a .cu file, a folder, or an archive (.zip, .tar, .tar.gz)", s->entry);
-        cl_path_join(dst, sizeof dst, src, s->entry);
-        return copy_one(&c, s->path, dst, s->entry, CL_STAGE_MAX_FILE, err);
+        snprintf(name, sizeof name, "%s%s", lab, ext);
+        cl_path_join(dst, sizeof dst, src, name);
+        return copy_one(&c, s->path, dst, s->entry, CL_STAGE_MAX_FILE, 1, err);
+    }
     default:
         return reject(&c, "nothing was submitted");
     }
+}
+
+int cl_stage_hash(const cl_submission *s, const char *stage, char out[CL_SHA256_HEX], cl_err *err)
+{
+    char path[CL_PATH_MAX], name[CL_PATH_MAX];
+    long long when;
+    if (s->kind == CL_SUB_ARCHIVE) {
+        archive_stage_name(s->entry, name, sizeof name);
+        cl_path_join(path, sizeof path, stage, name);
+        return cl_intake_hash(path, out, &when, err);
+    }
+    cl_path_join(path, sizeof path, stage, "src");
+    if (s->kind == CL_SUB_DIR)
+        return cl_intake_hash(path, out, &when, err);
+    DIR *d = opendir(path); /* a file: the only one in src/ */
+    struct dirent *e;
+    int rc = cl_err_set(err, "the stage of %s holds no file", s->entry);
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            cl_path_join(name, sizeof name, path, e->d_name);
+            rc = cl_intake_hash(name, out, &when, err);
+            break;
+        }
+    if (d)
+        closedir(d);
+    return rc;
 }
 
 /* ---- finding the solution (inside the sandbox) ---- */
@@ -198,7 +245,7 @@ static void find_rec(found *f, const char *dir, const char *rel, int depth, cons
             continue;
         if (S_ISDIR(st.st_mode) && depth < CL_STAGE_MAX_DEPTH) {
             find_rec(f, p, r, depth + 1, want, ext);
-        } else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ext)) {
+        } else if (S_ISREG(st.st_mode) && ends_with_nocase(e->d_name, ext)) {
             if (!strcmp(e->d_name, want) && (!f->best[0] || depth < f->best_depth)) {
                 snprintf(f->best, sizeof f->best, "%s", p);
                 f->best_depth = depth;
@@ -218,8 +265,9 @@ int cl_stage_prepare(const cl_submission *s, const char *lab, const char *stage,
     char src[CL_PATH_MAX];
     cl_path_join(src, sizeof src, stage, "src");
     if (s->kind == CL_SUB_ARCHIVE) {
-        char arc[CL_PATH_MAX];
-        snprintf(arc, sizeof arc, "%s/in/%s", stage, s->entry);
+        char arc[CL_PATH_MAX], name[CL_PATH_MAX];
+        archive_stage_name(s->entry, name, sizeof name);
+        cl_path_join(arc, sizeof arc, stage, name);
         int rc = cl_archive_extract(arc, src, why, why_n, err);
         if (rc)
             return rc;
@@ -236,10 +284,17 @@ int cl_stage_prepare(const cl_submission *s, const char *lab, const char *stage,
         find_rec(&f, src, "", 0, want, ext);
     }
     int rc = 0;
-    if (f.best[0])
+    if (f.best[0]) {
         snprintf(solution, solution_n, "%s", f.best);
-    else if (f.count == 1)
-        snprintf(solution, solution_n, "%s", f.only);
+    } else if (f.count == 1) {
+        /* the only one, under the lab's name beside it (no <lab>.cu is there): the name a
+         * student chose never reaches the compiler */
+        char fixed[CL_PATH_MAX];
+        snprintf(fixed, sizeof fixed, "%s", f.only);
+        char *slash = strrchr(fixed, '/');
+        snprintf(slash + 1, sizeof fixed - (size_t)(slash + 1 - fixed), "%s", want);
+        snprintf(solution, solution_n, "%s", rename(f.only, fixed) == 0 ? fixed : f.only);
+    }
     else if (f.count == 0)
         rc = (snprintf(why, why_n, "no .cu file in the submission (expected %s.cu)", lab), 1);
     else

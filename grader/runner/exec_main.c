@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "exec_backend.h"
@@ -242,12 +243,18 @@ int main(int argc, char **argv)
     static const struct option opts[] = {{"solution", required_argument, 0, 's'},
                                          {"entry", required_argument, 0, 'e'},
                                          {"sanitized", no_argument, 0, 'z'},
+                                         {"file-limit", required_argument, 0, 'F'},
                                          {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (ch == 's') solution = optarg;
         else if (ch == 'e') entry_name = optarg;
         else if (ch == 'z') sanitized = 1;
+        else if (ch == 'F') {
+            struct rlimit rl;
+            rl.rlim_cur = rl.rlim_max = (rlim_t)strtoull(optarg, NULL, 10);
+            setrlimit(RLIMIT_FSIZE, &rl);
+        }
         else return 2;
     }
     if (!solution || !entry_name) {

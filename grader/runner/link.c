@@ -99,7 +99,7 @@ static int expect(cl_link *l, uint32_t type, cl_lmsg *m, char *msg, size_t n)
 }
 
 int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
-                  const char *const *wrap, int sanitized, char *msg, size_t n)
+                  const char *const *wrap, int sanitized, const char *file_limit, char *msg, size_t n)
 {
     memset(l, 0, sizeof *l);
     l->pid = -1;
@@ -121,6 +121,10 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     argv[argc++] = (char *)entry;
     if (sanitized)
         argv[argc++] = "--sanitized";
+    if (file_limit) {
+        argv[argc++] = "--file-limit";
+        argv[argc++] = (char *)file_limit;
+    }
     argv[argc] = NULL;
     cl_err err;
     int pid;
@@ -401,7 +405,7 @@ int cl_link_selftest(cl_link *l, char *msg, size_t n)
     a.a[1] = (cl_arg){CL_ARG_PTR, 1, 0, 0, 0};
     a.a[2] = (cl_arg){CL_ARG_I64, 0, 0, 4096, 0};
     cl_call_timing t;
-    rc = cl_link_call(l, &a, 1, 5.0, NULL, NULL, NULL, &t, msg, n) == CL_CALL_OK ? 0 : -1;
+    rc = cl_link_call(l, &a, 1, 3.0, NULL, NULL, NULL, &t, msg, n) == CL_CALL_OK ? 0 : -1;
     if (!rc)
         rc = cl_link_unmap_all(l, msg, n);
 out:

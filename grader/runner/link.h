@@ -39,7 +39,7 @@ typedef struct cl_link {
 
 /* Starts the exec for solution/entry (wrap: a command to run it under, or NULL). 0 or -1. */
 int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
-                  const char *const *wrap, int sanitized, char *msg, size_t n);
+                  const char *const *wrap, int sanitized, const char *file_limit, char *msg, size_t n);
 int cl_link_map(cl_link *l, int id, int fd, size_t bytes, int readonly, char *msg, size_t n);
 int cl_link_unmap_all(cl_link *l, char *msg, size_t n);
 /* Loads the solution. 0, or a CL_LS_* status with the exec's message. CL_LS_JAIL only for a
@@ -53,7 +53,7 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
                             char *msg, size_t n);
 /* "killed by SIGSEGV", "exit code 3": how the exec ended (reaps it when it has). */
 void cl_link_describe(cl_link *l, char *out, size_t n);
-/* One call of the exec's own copy kernel, before any student code, within 5 s: does the
+/* One call of the exec's own copy kernel, before any student code, within 3 s: does the
  * protocol work on this machine? 0, or -1 with the reason. */
 int cl_link_selftest(cl_link *l, char *msg, size_t n);
 /* Closes the link and makes sure the exec is gone. */

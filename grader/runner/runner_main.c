@@ -5,6 +5,7 @@
  *
  *   cudalab-run --lab-yaml FILE --solution SO --mode test|bench|all|plan --verdict-fd FD
  *               [--quick] [--case NAME]... [--sanitize TOOL --sanitize-log FILE]
+ *               [--file-limit BYTES]   (RLIMIT_FSIZE of the solution's process)
  *
  * The secrets come on stdin, one line "NONCE SEED", never on the command line or in the
  * environment (any process of the same user can read those). The judge first makes itself
@@ -206,7 +207,8 @@ int main(int argc, char **argv)
     /* every grader kernel loaded at start: loading one lazily while a sentinel spins can
      * deadlock the context */
     setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-    const char *yaml = NULL, *solution = NULL, *mode = "all", *sanitize = NULL, *sanitize_log = NULL;
+    const char *yaml = NULL, *solution = NULL, *mode = "all", *sanitize = NULL, *sanitize_log = NULL,
+               *file_limit = NULL;
     int fd = -1, quick = 0, nonly = 0;
     const char **only = calloc((size_t)argc + 1, sizeof *only);
     static const struct option opts[] = {
@@ -214,6 +216,7 @@ int main(int argc, char **argv)
         {"mode", required_argument, 0, 'm'},     {"verdict-fd", required_argument, 0, 'f'},
         {"quick", no_argument, 0, 'q'},          {"case", required_argument, 0, 'c'},
         {"sanitize", required_argument, 0, 'z'}, {"sanitize-log", required_argument, 0, 'L'},
+        {"file-limit", required_argument, 0, 'F'},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -226,6 +229,7 @@ int main(int argc, char **argv)
         case 'c': only[nonly++] = optarg; break;
         case 'z': sanitize = optarg; break;
         case 'L': sanitize_log = optarg; break;
+        case 'F': file_limit = optarg; break;
         default: usage(); return 2;
         }
     }
@@ -294,8 +298,8 @@ int main(int argc, char **argv)
      * the host-clock protocol, and the report says the bound is the weaker one */
     cl_link link;
     for (int attempt = 0;; attempt++) {
-        if (cl_link_start(&link, exec, solution, lab.entry, sanitize ? wrap : NULL, sanitize != NULL, msg,
-                          sizeof msg)) {
+        if (cl_link_start(&link, exec, solution, lab.entry, sanitize ? wrap : NULL, sanitize != NULL, file_limit,
+                          msg, sizeof msg)) {
             cl_link_stop(&link);
             return done(&vo, "error", msg);
         }

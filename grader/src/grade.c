@@ -380,6 +380,11 @@ static int run_runner(grader *g, const char *so, const char *mode, int quick, co
         argv[argc++] = (char *)fixed[i];
     if (quick)
         argv[argc++] = "--quick";
+    char file_limit[32];
+    snprintf(file_limit, sizeof file_limit, "%llu",
+             (unsigned long long)(g->o->max_file_bytes ? g->o->max_file_bytes : (1ull << 30)));
+    argv[argc++] = "--file-limit";
+    argv[argc++] = file_limit;
     if (sanitize) {
         argv[argc++] = "--sanitize";
         argv[argc++] = (char *)sanitize;
@@ -404,7 +409,9 @@ static int run_runner(grader *g, const char *so, const char *mode, int quick, co
     po.output_cap = OUTPUT_CAP;
     po.stdin_data = stdin_line;
     po.verdict_pipe = 1;
-    po.max_file_bytes = g->o->max_file_bytes ? g->o->max_file_bytes : (1ull << 30);
+    /* the file-size limit is the solution's: the judge puts it on the solution's process (the
+     * judge's own shared buffers are files too, on the host backend) */
+    po.max_file_bytes = 0;
     po.max_procs = g->o->max_procs;
     po.on_line = on_line;
     po.ctx = &lc;

@@ -115,9 +115,14 @@ int cl_profile_run(const cl_profile_opts *o, cl_ncu_report *rep, cl_err *err)
                     "--kernel-name-base", "function", "--kernel-name", filter, "--launch-count", count,
                     "--metrics", (char *)CL_NCU_METRICS, "--log-file", log,
                     (char *)o->runner, "--lab-yaml", (char *)o->lab_yaml, "--solution", (char *)o->solution_so,
-                    "--mode", "bench", "--case", (char *)o->bench_case, "--quick", "--seed", seed, NULL};
+                    "--mode", "bench", "--case", (char *)o->bench_case, "--quick", "--verdict-fd", "1", NULL};
+    /* the judge takes its secrets on stdin only; this run is not graded, its verdict lines
+     * go to the captured output */
+    char stdin_line[64];
+    snprintf(stdin_line, sizeof stdin_line, "profile %s\n", seed);
     cl_proc_opts po = {0};
     po.argv = argv;
+    po.stdin_data = stdin_line;
     po.timeout_s = o->timeout_s > 0 ? o->timeout_s : 600;
     po.output_cap = 1u << 20;
     cl_proc_result pr;

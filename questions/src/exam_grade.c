@@ -24,15 +24,29 @@ int cl_sheet_grade(const cl_paper *p, const cl_answer_sheet *s, double *scores, 
     return 0;
 }
 
+/* A cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first; a plain number
+ * is not one): it gets a leading apostrophe, the usual defence against CSV injection. */
+static int formula_like(const char *s)
+{
+    if (!strchr("=+-@\t\r", s[0]) || !s[0])
+        return 0;
+    char *end;
+    strtod(s, &end);
+    return end == s || *end != '\0';
+}
+
 void cl_csv_field(FILE *f, const char *s)
 {
     if (!s)
         s = "";
-    if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+    int guard = formula_like(s);
+    if (!guard && !strpbrk(s, ",\"\r\n") && s[0] != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
         fputs(s, f);
         return;
     }
     fputc('"', f);
+    if (guard)
+        fputc('\'', f);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', f);
@@ -153,6 +167,11 @@ int cl_exam_gradebook(const cl_bank *b, char *const *files, int nfiles, FILE *ou
         pp[good] = &papers[good];
         good++;
     }
+    for (int i = 0; i < good; i++) /* one student, two sheets: both graded, and said */
+        for (int j = 0; j < i; j++)
+            if (!strcmp(student_of(&sheets[i]), student_of(&sheets[j])))
+                fprintf(warn, "warning: two sheets from student '%s' (%s and %s): both are graded; keep the one "
+                              "that counts\n", student_of(&sheets[i]), sheets[j].path, sheets[i].path);
     int rc = bad;
     if (good && cl_exam_write_csv(out, pp, sheets, good, scores, long_format, err))
         rc = -1;

@@ -117,6 +117,8 @@ int cl_sheet_read(const char *path, cl_answer_sheet *s, cl_err *err)
     int rc = 0;
     /* strtok_r would merge empty lines and lose line numbers: walk by hand */
     char *p = text;
+    if (!strncmp(p, "\xEF\xBB\xBF", 3)) /* saved by an editor that marks UTF-8 */
+        p += 3;
     while (*p && rc == 0) {
         line++;
         char *nl = strchr(p, '\n');

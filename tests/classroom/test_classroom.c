@@ -113,11 +113,59 @@ START_TEST(times)
     long long t;
     ck_assert(cl_parse_time("2026-12-01T23:59:00Z", &t) == 0 && t == 1796169540LL);
     ck_assert(cl_parse_time("2026-12-02T01:59:00+02:00", &t) == 0 && t == 1796169540LL);
-    ck_assert(cl_parse_time("2026-12-01 23:59", &t) == 0 && t == 1796169540LL);
-    ck_assert(cl_parse_time("2026-12-01", &t) == 0 && t == 1796083200LL);
+    /* RFC 3339 as Gradescope writes it: fractional seconds and an offset */
+    ck_assert(cl_parse_time("2026-11-20T14:22:32.365935-08:00", &t) == 0 && t == 1795213352LL);
+    /* no zone, or a date alone: refused, never guessed */
+    ck_assert(cl_parse_time("2026-12-01 23:59", &t) == -1);
+    ck_assert(cl_parse_time("2026-12-01", &t) == -1);
+    ck_assert(cl_parse_time("2026-02-30T10:00:00Z", &t) == -1);
+    ck_assert(cl_parse_time("2028-02-29T10:00:00Z", &t) == 0);
+    ck_assert(cl_parse_time("2026-12-01T24:00:00Z", &t) == -1);
+    ck_assert(cl_parse_time("2026-12-01T23:59:00+25:00", &t) == -1);
+    ck_assert(cl_parse_time("2026-12-01T23:59:00.Z", &t) == -1);
     ck_assert(cl_parse_time("2026-13-01", &t) == -1);
     ck_assert(cl_parse_time("soon", &t) == -1);
     ck_assert(cl_parse_time("2026-12-01T23:59:00Zjunk", &t) == -1);
+}
+END_TEST
+
+START_TEST(deadlines)
+{
+    long long t;
+    char why[400];
+    /* a date is the end of that day in the course's zone: 2026-11-20 23:59:59 PST */
+    ck_assert(cl_parse_deadline("2026-11-20", "America/Los_Angeles", &t, why, sizeof why) == 0 && t == 1795247999LL);
+    ck_assert(cl_parse_deadline("2026-11-20T12:00", "UTC", &t, why, sizeof why) == 0 && t == 1795176000LL);
+    ck_assert(cl_parse_deadline("2026-11-20T12:00:00+01:00", NULL, &t, why, sizeof why) == 0 && t == 1795172400LL);
+    ck_assert(cl_parse_deadline("2026-11-20", NULL, &t, why, sizeof why) == -1);
+    ck_assert_msg(tu_contains(why, "timezone"), "%s", why);
+    ck_assert(cl_parse_deadline("2026-02-30", "UTC", &t, why, sizeof why) == -1);
+    ck_assert(cl_timezone_valid("Europe/Berlin") && !cl_timezone_valid("Mars/Olympus") &&
+              !cl_timezone_valid("../etc/passwd"));
+}
+END_TEST
+
+START_TEST(student_ids)
+{
+    char id[128], k1[512], k2[512];
+    ck_assert(cl_student_id("张伟", id, sizeof id) == 0);
+    ck_assert_str_eq(id, "张伟");
+    ck_assert(cl_student_id("Jose\xcc\x81", id, sizeof id) == 0); /* NFD -> NFC */
+    ck_assert_str_eq(id, "Jos\xc3\xa9");
+    ck_assert(cl_student_id("=HYPERLINK(\"x\")", id, sizeof id) == 1);
+    ck_assert_str_eq(id, "_HYPERLINK__x__");
+    ck_assert(cl_student_id("../..", id, sizeof id) == 1 && !strchr(id, '/') && id[0] != '.');
+    ck_assert(cl_student_id("a\xff\xfe", id, sizeof id) == 1); /* not UTF-8 */
+    ck_assert_str_eq(id, "a__");
+    ck_assert(cl_student_id("\xe2\x80\xae" "evil", id, sizeof id) == 1); /* a bidi override */
+    ck_assert_str_eq(id, "_evil");
+    char longname[400];
+    memset(longname, 'x', 300);
+    longname[300] = '\0';
+    ck_assert(cl_student_id(longname, id, sizeof id) == 1 && strlen(id) == 100);
+    cl_student_key("ALICE", k1, sizeof k1);
+    cl_student_key("alice", k2, sizeof k2);
+    ck_assert_str_eq(k1, k2);
 }
 END_TEST
 
@@ -440,6 +488,8 @@ int main(void)
     tcase_add_test(tc, course_config_values);
     tcase_add_test(tc, course_config_errors);
     tcase_add_test(tc, times);
+    tcase_add_test(tc, deadlines);
+    tcase_add_test(tc, student_ids);
     tcase_add_test(tc, seeds);
     tcase_add_test(tc, intake_and_roster);
     tcase_add_test(tc, archives);

@@ -76,6 +76,7 @@ typedef enum { CL_SANDBOX_AUTO, CL_SANDBOX_NAMESPACES, CL_SANDBOX_USER, CL_SANDB
 typedef struct cl_course {
     char path[CL_PATH_MAX];    /* "" when no config was given (built-in defaults) */
     char name[128];
+    char timezone[64];         /* the course's IANA time zone ("" none): local deadlines */
     char hash[CL_SHA256_HEX];  /* of the config file's bytes ("" without one) */
     char secret_path[CL_PATH_MAX]; /* secret_file:, "" when inline or absent */
     unsigned char *secret;
@@ -101,8 +102,19 @@ void cl_course_free(cl_course *c);
 /* The rules for one lab (defaults merged with the lab's own section). The name lists
  * borrow the course's strings: valid while c lives; never free out. */
 void cl_course_rules_for(const cl_course *c, const char *lab, cl_course_rules *out);
-/* Parses "2026-12-01T23:59:00Z", "2026-12-01 23:59", "2026-12-01T23:59:00+02:00". */
+/* A hash of what in the course changes a lab's graded result (the secret, weights, tiers,
+ * bans, sanitizer, limits), not of its text: comments, names, deadlines and the late
+ * policy (applied when the reports are written), Slurm and Gradescope settings are not. */
+void cl_course_grading_digest(const cl_course *c, const char *lab, char out[CL_SHA256_HEX]);
+/* Dates (timeparse.c). An RFC 3339 time with its zone ("2026-11-20T14:22:32.365935-08:00",
+ * "2026-12-01T23:59:00Z"): 0, or -1 when it cannot be read completely (never a guess). */
 int cl_parse_time(const char *s, long long *out);
+/* A course's deadline: RFC 3339, or a local time "2026-12-01T23:59" or a date "2026-12-01"
+ * (the end of that day, 23:59:59) in time zone tz (IANA; without one local times are
+ * refused). 0, or -1 with why. */
+int cl_parse_deadline(const char *s, const char *tz, long long *out, char *why, size_t n);
+/* 1 when tz is an IANA time zone this machine knows. */
+int cl_timezone_valid(const char *tz);
 
 /* ------------------------------------------------------- submissions (intake.c) */
 
@@ -116,9 +128,21 @@ typedef struct cl_submission {
     char entry[256];            /* its name in the submissions folder */
     cl_sub_kind kind;
     char sha256[CL_SHA256_HEX]; /* content hash (files of a folder: names and contents) */
-    long long submitted_at;     /* modification time, Unix seconds */
+    long long submitted_at;     /* modification time, Unix seconds (a folder: its newest file's) */
     int in_roster;
+    int renamed;                /* the id is not the entry's name: characters replaced or cut */
 } cl_submission;
+
+/* A student id from a name (names.c): letters, digits and marks of any script in NFC, and
+ * ASCII "._@+-"; anything else '_'; at most 100 bytes, never a leading '.'. 1 when
+ * characters were replaced or cut. */
+int cl_student_id(const char *name, char *out, size_t n);
+/* What ids are compared by: NFC, case folded (ALICE = alice). */
+void cl_student_key(const char *id, char *out, size_t n);
+/* README.md, roster.csv, notes.txt, ...: an instructor's file beside the submissions. */
+int cl_intake_is_note(const char *entry);
+/* The content hash of a file or folder, as cl_intake_scan computes it, and its time. */
+int cl_intake_hash(const char *path, char out[CL_SHA256_HEX], long long *when, cl_err *err);
 
 /* Lists the submissions of dir: every entry not starting with '.' is one student's (a .cu
  * file, an archive, or a folder; anything else gets a clear verdict when graded). skip: a
@@ -239,6 +263,14 @@ int cl_gradebook_run_end(sqlite3 *db, long long run_id, int graded, int skipped,
 /* How many results the key set has in total and per student (tests, integrity). */
 int cl_gradebook_count(sqlite3 *db, const char *lab, int *rows, cl_err *err);
 
+/* The late penalty of a row, from when it was handed in and the course's deadline and
+ * policy as they are now: late_days, penalty, score (from raw_score). */
+void cl_grade_row_late(cl_grade_row *row, long long submitted_at, const cl_course_rules *rules, const cl_course *c);
+/* Writes a row's lateness (submitted_at, late_days, penalty, score) back to its result. */
+int cl_gradebook_update_late(sqlite3 *db, const cl_grade_row *row, cl_err *err);
+/* 0 for a result that holds no grade (error, no_device, not graded): cudalab could not
+ * grade it, which is never the student's fault; reports show no score for it. */
+int cl_grade_row_scored(const cl_grade_row *row);
 /* Fills a row from a result JSON (the late penalty from s and rules). */
 void cl_grade_row_from_result(cl_grade_row *row, const cl_submission *s, const cl_course_rules *rules,
                               const cl_course *c, json_t *result);
