@@ -18,45 +18,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_help.h"
 #include "cli_util.h"
+#include "commands.h"
 #include "db.h"
 #include "grader/profile.h"
 #include "grader/progress.h"
+#include "grader/grade.h"
 #include "grader/remote.h"
 #include "grader/report.h"
 #include "term.h"
 
 static void usage(FILE *f, const char *cmd)
 {
-    fprintf(f,
-            "usage: cudalab %s [LAB] [FILE] [options]\n"
-            "  LAB and FILE default to the workspace you are in (see 'cudalab fetch').\n"
-            "  --reference        grade the lab's reference solution\n"
-            "  --skeleton         grade the lab's starting skeleton\n"
-            "  --seed N           reproduce a run (every report prints its seed)\n"
-            "  --arch sm_XY       compile for this architecture instead of this GPU's\n"
-            "                     (compute_XY: PTX only, JIT-compiled by the driver for this GPU)\n"
-            "  --timeout S        wall-clock limit per run (default: the lab's)\n",
-            cmd);
-    if (strcmp(cmd, "compile"))
-        fprintf(f,
-                "  --sanitize         also run the correctness cases under compute-sanitizer\n"
-                "                     (memcheck and racecheck)\n"
-                "  --json             print the full report as JSON\n"
-                "  --junit FILE       write a JUnit XML report\n"
-                "  --verbose          list every case, not only the failures\n");
-    if (!strcmp(cmd, "bench") || !strcmp(cmd, "submit"))
-        fprintf(f, "  --no-reference     do not time the reference alongside (faster)\n"
-                   "  --profile          then run Nsight Compute (ncu) on your kernels for the slowest\n"
-                   "                     bench case and summarise what limits them\n");
-    if (strcmp(cmd, "compile"))
-        fprintf(f,
-                "  --remote HOST      grade on HOST over ssh (cudalab installed there); the report\n"
-                "                     comes back and is recorded here. $CUDALAB_SSH: the ssh command\n"
-                "  --slurm            grade through srun (with --remote: srun on HOST)\n"
-                "  --slurm-args ARGS  srun's options (default --gres=gpu:1), e.g. \"-p gpu --gres=gpu:1\"\n"
-                "  --remote-cudalab C the cudalab command there (default cudalab;\n"
-                "                     $CUDALAB_REMOTE_CUDALAB)\n");
+    cl_help_print_command(f, cl_command_find(cmd));
 }
 
 /* --remote HOST / --slurm: the same grading on a GPU elsewhere; the report comes back. */
@@ -116,7 +91,7 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         case 'k': skeleton = 1; break;
         case 's':
             if (cl_cli_seed(optarg, &o.seed))
-                return 2;
+                return CL_EXIT_USAGE;
             o.have_seed = 1;
             break;
         case 'a': o.arch = optarg; break;
@@ -128,8 +103,8 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         case 't':
             o.timeout_s = atof(optarg);
             if (o.timeout_s <= 0) {
-                fprintf(stderr, "cudalab %s: --timeout wants seconds > 0\n", cmd);
-                return 2;
+                cl_cli_error(cmd, CL_T("--timeout wants seconds > 0, not '%s' — for example --timeout 30"), optarg);
+                return CL_EXIT_USAGE;
             }
             break;
         case 'R': o.runner = optarg; o.allow_prebuilt = 1; break; /* the test suite's host runner */
@@ -139,18 +114,21 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         case 'A': ro.slurm_args = optarg; break;
         case 'E': ro.cudalab = optarg; break;
         case 'C': cl_term_init(1); break;
-        case 'h': usage(stdout, cmd); return 0;
-        default: usage(stderr, cmd); return 2;
+        case 'h': usage(stdout, cmd); return CL_EXIT_OK;
+        default: usage(stderr, cmd); return CL_EXIT_USAGE;
         }
     }
     if (argc - optind > 2) {
-        usage(stderr, cmd);
-        return 2;
+        cl_cli_error(cmd, CL_T("too many arguments — cudalab %s [LAB] [FILE]"), cmd);
+        return CL_EXIT_USAGE;
     }
     cl_target t;
     if (cl_cli_target(optind < argc ? argv[optind] : NULL, optind + 1 < argc ? argv[optind + 1] : NULL, reference,
                       skeleton, &t))
-        return 2;
+        return CL_EXIT_USAGE;
+    /* code built for another architecture would fail on this GPU with a confusing verdict */
+    if (cl_cli_check_arch(cmd, o.arch, mode != CL_MODE_COMPILE && !o.runner))
+        return CL_EXIT_USAGE;
     o.lab = t.lab;
     o.solution = t.solution;
     o.test = mode != CL_MODE_COMPILE;
@@ -169,20 +147,20 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     int remote = ro.host || ro.slurm;
     if (profile && (mode == CL_MODE_COMPILE || mode == CL_MODE_TEST || remote)) {
         free(source);
-        fprintf(stderr, "cudalab %s: --profile is for bench and submit on this machine\n", cmd);
-        return 2;
+        cl_cli_error(cmd, CL_T("--profile is for bench and submit on this machine"));
+        return CL_EXIT_USAGE;
     }
     if (remote && mode == CL_MODE_COMPILE) {
         free(source);
-        fprintf(stderr, "cudalab %s: --remote and --slurm are for test, bench and submit\n", cmd);
-        return 2;
+        cl_cli_error(cmd, CL_T("--remote and --slurm are for test, bench and submit"));
+        return CL_EXIT_USAGE;
     }
     if (remote ? grade_remote(&ro, &o, cmd, reference, skeleton, source, source_len, &r, &err)
                : cl_grade(&o, &r, &err)) {
         free(source);
         cl_progress_clear();
-        fprintf(stderr, "cudalab %s: %s\n", cmd, err.msg);
-        return 2;
+        cl_cli_error(cmd, "%s", err.msg);
+        return CL_EXIT_USAGE;
     }
     cl_progress_clear();
     int code = cl_cli_exit_code(&r);
@@ -191,7 +169,7 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     if (junit) {
         const cl_result *rs[] = {&r};
         if (cl_report_junit(rs, NULL, 1, junit, &err))
-            fprintf(stderr, "cudalab %s: %s\n", cmd, err.msg);
+            cl_cli_error(cmd, "%s", err.msg);
     }
     /* --profile: after the timed runs, in a process of its own */
     json_t *prof = NULL;
@@ -202,19 +180,20 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         snprintf(perr.msg, sizeof perr.msg, "not profiled: the solution must pass its correctness cases first");
     cl_progress_clear();
     if (json) {
-        json_t *j = cl_result_to_json(&r);
-        if (profile)
-            json_object_set_new(j, "profile", prof ? prof : json_pack("{s:s}", "error", perr.msg));
-        char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
-        if (s) puts(s);
-        free(s);
-        json_decref(j);
+        cl_cli_print_json(&r, profile ? (prof ? prof : json_pack("{s:s}", "error", perr.msg)) : NULL);
+        prof = NULL;
     } else {
+        char log_dir[CL_PATH_MAX] = "";
+        if (t.workspace[0])
+            snprintf(log_dir, sizeof log_dir, "%s/.cudalab", t.workspace);
+        else if (cl_cache_dir(log_dir, sizeof log_dir - 8, &err) == 0)
+            strcat(log_dir, "/logs");
+        cl_cli_shorten_compile_log(&r, log_dir[0] ? log_dir : NULL);
         cl_report_text(&r, stdout, verbose);
         if (prof)
             cl_profile_print(prof, stdout);
         else if (profile)
-            fprintf(stderr, "cudalab %s: --profile: %s\n", cmd, perr.msg);
+            cl_cli_warn(cmd, CL_T("--profile: %s"), perr.msg);
         json_decref(prof);
     }
     cl_result_free(&r);

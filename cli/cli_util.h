@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "grader/grade.h"
+#include <jansson.h>
+
 #include "grader/result.h"
+#include "i18n.h"
 #include "paths.h"
 
 typedef struct cl_target {
@@ -21,7 +23,7 @@ typedef struct cl_target {
 int cl_cli_target(const char *lab_arg, const char *file_arg, int reference, int skeleton, cl_target *t);
 /* A progress callback for cl_grade: a transient line on a terminal. */
 void cl_cli_progress(void *ctx, const char *msg);
-/* 0 ok, 1 the solution failed, 2 cudalab could not grade, 3 no GPU. */
+/* The exit code of a graded result (commands.h: 0 ok, 1 failed, 3 no GPU, 4 cudalab failed). */
 int cl_cli_exit_code(const cl_result *r);
 /* Parses a seed; prints and returns -1 on junk. */
 int cl_cli_seed(const char *s, uint64_t *out);
@@ -34,6 +36,26 @@ int cl_cli_seed(const char *s, uint64_t *out);
 long long cl_cli_record(const cl_result *r, const char *cmd, const char *source, size_t source_len,
                         const char *workspace, int write_report, int quiet);
 /* Prints r as JSON on stdout. */
-void cl_cli_print_json(const cl_result *r);
+void cl_cli_print_json(const cl_result *r, json_t *profile); /* profile: NULL, or set as "profile" (taken) */
+
+/* The one error voice, on stderr: "cudalab <command>: <what went wrong> — <what to do>".
+ * cmd NULL: the command is not known yet ("cudalab: ..."). fmt is usually CL_T("..."). */
+void cl_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A one-line warning in the same voice ("cudalab <command>: warning: ..."). */
+void cl_cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The running command's name, for messages from shared code (set by main). */
+void cl_cli_set_command(const char *name);
+const char *cl_cli_command(void);
+/* --arch: refuses (prints, returns -1) what is not an architecture, and when will_run, one
+ * this machine's GPU cannot run (sm_80 code on an sm_90 GPU). NULL arch: 0. */
+int cl_cli_check_arch(const char *cmd, const char *arch, int will_run);
+/* For the terminal: a long compiler log becomes its first errors whole, then how many
+ * more and the path of the whole log (written under log_dir). */
+void cl_cli_shorten_compile_log(cl_result *r, const char *log_dir);
+/* Is lab one of the labs (labs/<lab>/lab.yaml)? 0, or prints "unknown lab — did you mean"
+ * and returns -1. */
+int cl_cli_check_lab(const char *cmd, const char *lab);
+/* path quoted for a POSIX shell when it needs it (out: n bytes). */
+const char *cl_cli_shell_quote(const char *path, char *out, size_t n);
 
 #endif

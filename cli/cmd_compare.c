@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli_history.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "grader/history.h"
@@ -29,7 +30,7 @@ static int parse_id(const char *s, long long *id)
     char *end;
     *id = strtoll(s, &end, 10);
     if (*end || *id <= 0) {
-        fprintf(stderr, "cudalab compare: '%s' is not an attempt number (see 'cudalab log')\n", s);
+        cl_cli_error("compare", CL_T("'%s' is not an attempt number (see 'cudalab log')"), s);
         return -1;
     }
     return 0;
@@ -127,18 +128,18 @@ int cmd_compare(int argc, char **argv)
         cl_history_row *rows;
         int n;
         if (cl_workspace_find(".", &ws, &err) != 0) {
-            fprintf(stderr, "cudalab compare: which attempts? Give two numbers from 'cudalab log', or run it "
-                            "inside a workspace to compare its last two.\n");
+            cl_cli_error("compare", "%s", CL_T("which attempts? Give two numbers from 'cudalab log', or run it "
+                                               "inside a workspace to compare its last two."));
             cl_db_close(db);
             return 2;
         }
         if (cl_history_list(db, ws.lab, 2, &rows, &n, &err)) {
-            fprintf(stderr, "cudalab compare: %s\n", err.msg);
+            cl_cli_error("compare", CL_T("%s"), err.msg);
             cl_db_close(db);
             return 2;
         }
         if (n < 2) {
-            fprintf(stderr, "cudalab compare: %s has %d attempt%s; two are needed\n", ws.lab, n, n == 1 ? "" : "s");
+            cl_cli_error("compare", CL_T("%s has %d attempt%s; two are needed"), ws.lab, n, n == 1 ? "" : "s");
             free(rows);
             cl_db_close(db);
             return 2;
@@ -152,9 +153,9 @@ int cmd_compare(int argc, char **argv)
         int rc = cl_history_get(db, ids[k], &row[k], &err);
         if (rc) {
             if (rc > 0)
-                fprintf(stderr, "cudalab compare: there is no attempt %lld (see 'cudalab log')\n", ids[k]);
+                cl_cli_error("compare", CL_T("there is no attempt %lld (see 'cudalab log')"), ids[k]);
             else
-                fprintf(stderr, "cudalab compare: %s\n", err.msg);
+                cl_cli_error("compare", CL_T("%s"), err.msg);
             if (k) cl_history_row_free(&row[0]);
             cl_db_close(db);
             return 2;
@@ -163,9 +164,9 @@ int cmd_compare(int argc, char **argv)
     json_t *cmp;
     int rc = cl_history_compare(db, &row[0], &row[1], &cmp, &err);
     if (rc)
-        fprintf(stderr, "cudalab compare: %s\n", err.msg);
+        cl_cli_error("compare", CL_T("%s"), err.msg);
     else if (strcmp(row[0].lab, row[1].lab))
-        fprintf(stderr, "cudalab compare: note: attempt %lld is %s, attempt %lld is %s\n", row[0].id, row[0].lab,
+        cl_cli_error("compare", CL_T("note: attempt %lld is %s, attempt %lld is %s"), row[0].id, row[0].lab,
                 row[1].id, row[1].lab);
     if (rc == 0 && json) {
         char *s = json_dumps(cmp, JSON_INDENT(2) | JSON_SORT_KEYS);

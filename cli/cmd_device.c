@@ -1,6 +1,5 @@
 /* cmd_device.c: cudalab device [--refresh] [--json]: this GPU and its measured ceilings
  * (copy, read-only and write-only bandwidth; cuBLAS fp16). */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,29 +12,24 @@
 
 int cmd_device(int argc, char **argv)
 {
-    static const struct option opts[] = {{"refresh", no_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int refresh = 0, json = 0, ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch == 'r') refresh = 1;
-        else if (ch == 'j') json = 1;
-        else {
-            fprintf(ch == 'h' ? stdout : stderr, "usage: cudalab device [--refresh] [--json]\n"
-                    "  Shows this GPU and its ceilings: copy, read-only and write-only bandwidth (the best\n"
-                    "  of vectorised streaming kernels) and cuBLAS's fp16 Tensor Core rate, measured\n"
-                    "  once per GPU and driver, then cached. --refresh measures again.\n");
-            return ch == 'h' ? 0 : 2;
-        }
+    int refresh = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        refresh |= !strcmp(argv[i], "--refresh");
+        json |= !strcmp(argv[i], "--json");
     }
     cl_ceilings c;
     cl_err err;
     if (cl_ceilings_get(refresh, &c, cl_cli_progress, NULL, &err)) {
         cl_progress_clear();
-        if (json)
-            printf("{\"error\": \"no usable GPU\", \"detail\": \"%s\"}\n", "see stderr");
-        fprintf(stderr, "cudalab device: no usable GPU: %s\n", err.msg);
-        return 3;
+        if (json) {
+            json_t *o = json_pack("{s:n, s:s, s:s}", "gpu", "error", "no usable GPU", "detail", err.msg);
+            char *s = json_dumps(o, JSON_INDENT(2));
+            puts(s);
+            free(s);
+            json_decref(o);
+        }
+        cl_cli_error("device", CL_T("no usable GPU: %s — check 'nvidia-smi' and the driver"), err.msg);
+        return CL_EXIT_ENV;
     }
     cl_progress_clear();
     if (json) {
@@ -61,24 +55,24 @@ int cmd_device(int argc, char **argv)
     FILE *f = stdout;
     const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *Z = cl_c0(f);
     printf("%s%s%s   %s%s%s\n", B, c.name, Z, D, c.uuid, Z);
-    printf("  compute capability  %d.%d (sm_%d%d)\n", c.cc_major, c.cc_minor, c.cc_major, c.cc_minor);
-    printf("  multiprocessors     %d at up to %d MHz\n", c.sms, c.clock_mhz);
-    printf("  memory              %.1f GiB, %d-bit bus at %d MHz (%.0f GB/s on paper)\n",
+    printf(CL_T("  compute capability  %d.%d (sm_%d%d)\n"), c.cc_major, c.cc_minor, c.cc_major, c.cc_minor);
+    printf(CL_T("  multiprocessors     %d at up to %d MHz\n"), c.sms, c.clock_mhz);
+    printf(CL_T("  memory              %.1f GiB, %d-bit bus at %d MHz (%.0f GB/s on paper)\n"),
            (double)c.mem_total / 1073741824.0, c.bus_width_bits, c.mem_clock_mhz, c.dram_peak_gbps);
-    printf("  L2 cache            %.1f MiB\n", c.l2_bytes / 1048576.0);
-    printf("  shared memory / SM  %d KiB\n", c.smem_per_sm / 1024);
-    printf("  driver / runtime    %d.%d / %d.%d\n", c.driver_version / 1000, (c.driver_version % 1000) / 10,
+    printf(CL_T("  L2 cache            %.1f MiB\n"), c.l2_bytes / 1048576.0);
+    printf(CL_T("  shared memory / SM  %d KiB\n"), c.smem_per_sm / 1024);
+    printf(CL_T("  driver / runtime    %d.%d / %d.%d\n"), c.driver_version / 1000, (c.driver_version % 1000) / 10,
            c.runtime_version / 1000, (c.runtime_version % 1000) / 10);
-    printf("%s  measured ceilings%s\n", B, Z);
-    printf("  copy bandwidth      %s%.0f GB/s%s  %s(bytes read + written: the best of three vectorised copy"
-           " kernels, %.0f GB/s, and cudaMemcpy, %.0f GB/s)%s\n", B, c.copy_gbps, Z, D, c.copy_kernel_gbps,
+    printf(CL_T("%s  measured ceilings%s\n"), B, Z);
+    printf(CL_T("  copy bandwidth      %s%.0f GB/s%s  %s(bytes read + written: the best of three vectorised copy"
+           " kernels, %.0f GB/s, and cudaMemcpy, %.0f GB/s)%s\n"), B, c.copy_gbps, Z, D, c.copy_kernel_gbps,
            c.memcpy_gbps, Z);
-    printf("  read-only           %s%.0f GB/s%s  %s(bytes read: the best of three vectorised read kernels,"
-           " %.0f%% of copy)%s\n", B, c.read_gbps, Z, D, c.copy_gbps > 0 ? 100 * c.read_gbps / c.copy_gbps : 0, Z);
-    printf("  write-only          %s%.0f GB/s%s  %s(bytes written: the best of three vectorised store kernels,"
-           " %.0f GB/s, and cudaMemset, %.0f GB/s)%s\n", B, c.write_gbps, Z, D, c.write_kernel_gbps, c.memset_gbps, Z);
-    printf("  fp16 Tensor Cores   %s%.0f TFLOP/s%s  %s(cuBLAS, %d^3, fp32 accumulate)%s\n", B, c.fp16_tflops, Z, D,
+    printf(CL_T("  read-only           %s%.0f GB/s%s  %s(bytes read: the best of three vectorised read kernels,"
+           " %.0f%% of copy)%s\n"), B, c.read_gbps, Z, D, c.copy_gbps > 0 ? 100 * c.read_gbps / c.copy_gbps : 0, Z);
+    printf(CL_T("  write-only          %s%.0f GB/s%s  %s(bytes written: the best of three vectorised store kernels,"
+           " %.0f GB/s, and cudaMemset, %.0f GB/s)%s\n"), B, c.write_gbps, Z, D, c.write_kernel_gbps, c.memset_gbps, Z);
+    printf(CL_T("  fp16 Tensor Cores   %s%.0f TFLOP/s%s  %s(cuBLAS, %d^3, fp32 accumulate)%s\n"), B, c.fp16_tflops, Z, D,
            c.fp16_gemm_n, Z);
-    printf("%s  %s %s%s\n", D, c.from_cache ? "cached in" : "saved to", c.cache_path, Z);
+    printf(CL_T("%s  %s %s%s\n"), D, c.from_cache ? CL_T("cached in") : CL_T("saved to"), c.cache_path, Z);
     return 0;
 }

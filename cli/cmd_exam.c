@@ -1,10 +1,13 @@
 /* cmd_exam.c: `cudalab exam`: classroom exams: the same paper for the same seed, answers
  * on a plain-text sheet, graded offline into CSV. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "questions/exam.h"
 #include "questions/frontend.h"
@@ -12,42 +15,35 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab exam --seed S [selection] [--student NAME] [--out FILE] [--answers FILE|-]\n"
-            "       cudalab exam --seed S [selection] --paper [--key] [--out FILE]\n"
-            "       cudalab exam --seed S [selection] --blank FILE [--student NAME]\n"
-            "       cudalab exam --grade SHEET... [--csv FILE] [--long]\n\n"
-            "The same seed and selection give every student the same questions (generated ones\n"
-            "included). Sitting the exam writes an answer sheet (no feedback); --grade scores\n"
-            "sheets offline into CSV, rebuilding each paper from the sheet's header.\n\n"
-            "selection: --n N (default 20) --topic T[,T...] --difficulty D|D1-D2\n"
-            "  --student NAME   written on the sheet (default $USER)\n"
-            "  --out FILE       the sheet (default exam-<seed>-<student>.txt), or the paper's file\n"
-            "  --answers FILE   read answers from FILE, one per line ('-' = stdin)\n"
-            "  --paper          print the paper as markdown; --key adds answers and explanations\n"
-            "  --blank FILE     write an empty answer sheet to fill in with an editor\n"
-            "  --grade          grade the sheets given as arguments\n"
-            "  --csv FILE       gradebook file (default: standard output)\n"
-            "  --long           one row per student and question instead of one per student\n"
-            "  --lang en|zh     language of the questions (default: from the locale)\n"
-            "  --bank DIR       question folder (default: the installed questions/)\n");
+    cl_help_print_command(f, cl_command_find("exam"));
 }
 
 static int grade_sheets(const cl_bank *bank, char **files, int nfiles, const char *csv, int long_format)
 {
     FILE *out = csv ? fopen(csv, "w") : stdout;
     if (!out)
-        return fprintf(stderr, "cudalab exam: cannot write %s\n", csv), 2;
+        return cl_cli_error("exam", CL_T("cannot write %s"), csv), 2;
     cl_err err;
     int graded, bad = cl_exam_gradebook(bank, files, nfiles, out, long_format, stderr, &graded, &err);
     if (out != stdout && fclose(out) != 0 && bad >= 0)
         bad = cl_err_set(&err, "cannot write %s", csv);
     if (bad < 0)
-        return fprintf(stderr, "cudalab exam: %s\n", err.msg), 2;
+        return cl_cli_error("exam", "%s", err.msg), 2;
     if (csv)
         fprintf(stderr, "cudalab exam: graded %d sheet%s into %s%s\n", graded, graded == 1 ? "" : "s", csv,
                 bad ? "; the sheets reported above were left out" : "");
     return bad ? 1 : 0;
+}
+
+/* Letters (any script), digits, . _ - @; not empty, not starting with '.', no "..". */
+static int student_id_ok(const char *s)
+{
+    if (!*s || *s == '.' || strstr(s, ".."))
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (!(*p >= 0x80 || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z') || strchr("._-@", *p)))
+            return 0;
+    return 1;
 }
 
 int cmd_exam(int argc, char **argv)
@@ -78,7 +74,7 @@ int cmd_exam(int argc, char **argv)
         case 's': seed_flag = optarg; break;
         case 'n':
             if (cl_qf_int(optarg, "--n", 1, 1000, &spec.n, &err))
-                return fprintf(stderr, "cudalab exam: %s\n", err.msg), 2;
+                return cl_cli_error("exam", "%s", err.msg), 2;
             break;
         case 't': {
             size_t len = strlen(spec.topics);
@@ -87,7 +83,7 @@ int cmd_exam(int argc, char **argv)
         }
         case 'd':
             if (cl_parse_difficulty(optarg, &spec.dmin, &spec.dmax, &err))
-                return fprintf(stderr, "cudalab exam: %s\n", err.msg), 2;
+                return cl_cli_error("exam", "%s", err.msg), 2;
             break;
         case 'u': student = optarg; break;
         case 'o': out = optarg; break;
@@ -105,24 +101,27 @@ int cmd_exam(int argc, char **argv)
         }
     }
     if (!grade && optind < argc)
-        return fprintf(stderr, "cudalab exam: unexpected argument '%s'\n", argv[optind]), usage(stderr), 2;
+        return cl_cli_error("exam", CL_T("unexpected argument '%s'"), argv[optind]), usage(stderr), 2;
     if (grade && optind >= argc)
-        return fprintf(stderr, "cudalab exam: --grade needs answer sheets\n"), 2;
+        return cl_cli_error("exam", CL_T("--grade needs answer sheets")), 2;
     if (!grade && !seed_flag)
-        return fprintf(stderr, "cudalab exam: --seed is required (the class shares it)\n"), usage(stderr), 2;
+        return cl_cli_error("exam", CL_T("--seed is required (the class shares it)")), usage(stderr), 2;
+    /* the student id names the answer sheet (exam-SEED-ID.txt): no folders, no way out of this one */
+    if (student && !student_id_ok(student))
+        return cl_cli_error("exam", CL_T("--student '%s' is not an id — use letters, digits, '.', '_', '-' or '@' "
+                                         "(no '/' or '..')"), student), CL_EXIT_USAGE;
     if (key && !paper)
-        return fprintf(stderr, "cudalab exam: --key goes with --paper\n"), 2;
-    cl_lang lang;
-    if (cl_lang_pick(lang_flag, &lang))
-        return fprintf(stderr, "cudalab exam: --lang must be en or zh\n"), 2;
+        return cl_cli_error("exam", CL_T("--key goes with --paper")), 2;
+    cl_lang lang = cl_lang_current(); /* --lang is global: main has set it */
+    (void)lang_flag;
     if (seed_flag && cl_qf_seed(seed_flag, &spec.seed, &err))
-        return fprintf(stderr, "cudalab exam: %s\n", err.msg), 2;
+        return cl_cli_error("exam", "%s", err.msg), 2;
 
     char dir[4096];
     cl_qf_bank_dir(bank_flag, dir, sizeof dir);
     cl_bank bank;
     if (cl_qf_load_bank(dir, 1, stderr, &bank, &err))
-        return fprintf(stderr, "cudalab exam: %s\n", err.msg), 2;
+        return cl_cli_error("exam", "%s", err.msg), 2;
     if (grade) {
         int rc = grade_sheets(&bank, argv + optind, argc - optind, csv, long_format);
         cl_bank_free(&bank);
@@ -131,7 +130,7 @@ int cmd_exam(int argc, char **argv)
     cl_paper p;
     if (cl_paper_make(&bank, &spec, &p, &err)) {
         cl_bank_free(&bank);
-        return fprintf(stderr, "cudalab exam: %s\n", err.msg), 2;
+        return cl_cli_error("exam", "%s", err.msg), 2;
     }
     if (!student || !*student)
         student = getenv("USER") && *getenv("USER") ? getenv("USER") : "student";
@@ -139,41 +138,40 @@ int cmd_exam(int argc, char **argv)
     if (paper) {
         FILE *f = out ? fopen(out, "w") : stdout;
         if (!f) {
-            perror(out);
+            cl_cli_error("exam", CL_T("cannot write %s: %s — check the folder and its permissions"), out,
+                         strerror(errno));
             rc = 2;
         } else {
             cl_paper_print(f, &p, lang, key);
             if (f != stdout && fclose(f) != 0)
-                perror(out), rc = 2;
+                cl_cli_error("exam", CL_T("cannot write %s: %s — check the folder and its permissions"), out,
+                             strerror(errno)), rc = 2;
         }
     } else if (blank) {
         if (cl_sheet_write(blank, &p, student, NULL, &err))
-            fprintf(stderr, "cudalab exam: %s\n", err.msg), rc = 2;
+            cl_cli_error("exam", "%s", err.msg), rc = 2;
         else
-            fprintf(stderr, "cudalab exam: blank sheet for %d questions written to %s\n", p.n, blank);
+            cl_cli_error("exam", CL_T("blank sheet for %d questions written to %s"), p.n, blank);
     } else {
         char def[512];
         snprintf(def, sizeof def, "exam-%llu-%s.txt", (unsigned long long)spec.seed, student);
         const char *sheet = out ? out : def;
         FILE *in;
         if (cl_qf_open_input(answers, &in, &err)) {
-            fprintf(stderr, "cudalab exam: %s\n", err.msg);
+            cl_cli_error("exam", "%s", err.msg);
             rc = 2;
         } else {
             cl_io io;
             cl_io_init(&io, in, stdout, lang, 0);
             io.feedback = 0;
-            printf(CL_TR(lang, "Exam · seed %llu · %d questions · answers are saved to %s after each one.\n"
-                               "No feedback until the sheet is graded (cudalab exam --grade).\n",
-                         "考试 · 种子 %llu · %d 道题 · 每答一题都会保存到 %s。\n"
-                         "在答题纸评分前不显示对错（cudalab exam --grade）。\n"),
+            printf(cl_tr_lang(lang, "Exam · seed %llu · %d questions · answers are saved to %s after each one.\nNo feedback until the sheet is graded (cudalab exam --grade).\n"),
                    (unsigned long long)spec.seed, p.n, sheet);
             int answered;
             if (cl_exam_take(&p, &io, student, sheet, &answered, &err)) {
-                fprintf(stderr, "cudalab exam: %s\n", err.msg);
+                cl_cli_error("exam", "%s", err.msg);
                 rc = 2;
             } else {
-                printf(CL_TR(lang, "\n%d of %d answered; the sheet is %s\n", "\n已回答 %d / %d 题；答题纸：%s\n"),
+                printf(cl_tr_lang(lang, "\n%d of %d answered; the sheet is %s\n"),
                        answered, p.n, sheet);
             }
             cl_qf_close_input(in);

@@ -11,31 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "grader/classroom.h"
+#include "grader/compile.h"
 #include "term.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab grade --lab LAB --submissions DIR [options]\n"
-            "  Grades every submission in DIR (a .cu file, a folder, or a .zip/.tar/.tar.gz per\n"
-            "  student) in the sandbox; writes a gradebook (SQLite), grades.csv, an HTML report and\n"
-            "  junit.xml to the output folder. A rerun grades only what changed.\n"
-            "  --out DIR            output folder (default: grades-LAB)\n"
-            "  --roster FILE        a CSV with an id column (and name, email): missing students show\n"
-            "  --course FILE        course config (weights, tiers, deadline, bans, secret, limits)\n"
-            "  --gpus 0,2|all       GPUs to use by id (1 is GPU 1), one worker each (default: all)\n"
-            "  --slurm              submit a Slurm job array (one task per submission) and wait\n"
-            "  --gres G|none        the array's --gres (default: the course's, or gpu:1)\n"
-            "  --partition P        the array's partition\n"
-            "  --max-parallel N     at most N tasks at once\n"
-            "  --timeout S          wall-clock limit per run instead of the lab's\n"
-            "  --arch sm_XY         compile for this architecture\n"
-            "  --no-reference       do not time the reference alongside\n"
-            "  --no-sandbox         grade without isolation (only for code you trust)\n"
-            "  --report-only        only rebuild the reports from the gradebook\n"
-            "  --json               print a summary as JSON\n");
+    cl_help_print_command(f, cl_command_find("grade"));
 }
 
 typedef struct ui {
@@ -66,7 +51,7 @@ static void on_event(void *ctx, const char *kind, const char *student, const cha
         fprintf(f, "cudalab grade: %s%s%s\n", student ? student : "", student ? ": " : "", detail);
     } else if (!strcmp(kind, "note")) {
         cl_progress_clear();
-        fprintf(f, "%snote:%s %s%s%s\n", cl_c(f, CL_DIM), cl_c0(f), student ? student : "", student ? ": " : "",
+        fprintf(f, "%s%s%s %s%s%s\n", cl_c(f, CL_DIM), CL_T("note:"), cl_c0(f), student ? student : "", student ? ": " : "",
                 detail);
     }
 }
@@ -101,22 +86,22 @@ static void print_summary(const cl_class_summary *s, int json)
         return;
     }
     FILE *f = stdout;
-    printf("%sgraded %d%s, skipped %d (already graded), %d missing", cl_c(f, CL_BOLD), s->graded, cl_c0(f), s->skipped,
-           s->missing);
+    printf(CL_T("%sgraded %d%s, skipped %d (already graded), %d missing"), cl_c(f, CL_BOLD), s->graded, cl_c0(f),
+           s->skipped, s->missing);
     if (s->failed_tasks)
-        printf(", %s%d Slurm task%s without a result%s", cl_c(f, CL_RED), s->failed_tasks,
-               s->failed_tasks == 1 ? "" : "s", cl_c0(f));
-    printf(" in %.0f s", s->seconds);
+        printf(CL_T(", %s%d Slurm task(s) without a result%s"), cl_c(f, CL_RED), s->failed_tasks, cl_c0(f));
+    printf(CL_T(" in %.0f s"), s->seconds);
     if (s->graded && s->seconds > 0)
-        printf(" (%.1f submissions/min)", s->graded * 60.0 / s->seconds);
-    printf("\n  verdicts  ");
+        printf(CL_T(" (%.1f submissions/min)"), s->graded * 60.0 / s->seconds);
+    printf("\n  %s  ", CL_T("verdicts"));
     for (int k = 0; k <= CL_V_EXCELLENT; k++)
         if (s->verdicts[k])
-            printf("%s %d  ", cl_verdict_name((cl_verdict)k), s->verdicts[k]);
+            printf("%s %d  ", CL_T(cl_verdict_name((cl_verdict)k)), s->verdicts[k]);
     printf("\n");
     if (s->sandbox[0])
-        printf("  sandbox   %s\n", s->sandbox);
-    printf("  gradebook %s\n  csv       %s\n  report    %s\n  junit     %s\n", s->gradebook, s->csv, s->html, s->junit);
+        printf(CL_T("  sandbox   %s\n"), s->sandbox);
+    printf(CL_T("  gradebook %s\n  csv       %s\n  report    %s\n  junit     %s\n"), s->gradebook, s->csv, s->html,
+           s->junit);
 }
 
 int cmd_grade(int argc, char **argv)
@@ -158,8 +143,8 @@ int cmd_grade(int argc, char **argv)
         case O_POLL: o.slurm_poll_s = atof(optarg); break;
         case O_TIMEOUT:
             if ((o.timeout_s = atof(optarg)) <= 0) {
-                fprintf(stderr, "cudalab grade: --timeout wants seconds > 0\n");
-                return 2;
+                cl_cli_error("grade", CL_T("--timeout wants seconds > 0, not '%s' — for example --timeout 30"), optarg);
+                return CL_EXIT_USAGE;
             }
             break;
         case O_ARCH: o.arch = optarg; break;
@@ -178,18 +163,37 @@ int cmd_grade(int argc, char **argv)
     cl_err err;
     if (task) { /* one Slurm array task */
         if (index < 0) {
-            fprintf(stderr, "cudalab grade --task needs --index\n");
-            return 2;
+            cl_cli_error("grade", CL_T("--task needs --index — cudalab grade --task MANIFEST --index I"));
+            return CL_EXIT_USAGE;
         }
         if (cl_class_slurm_task(task, index, &err)) {
-            fprintf(stderr, "cudalab grade: task %d: %s\n", index, err.msg);
+            cl_cli_error("grade", CL_T("task %d: %s"), index, err.msg);
             return 1;
         }
         return 0;
     }
-    if (optind < argc || !o.lab || !o.submissions) {
-        usage(stderr);
-        return 2;
+    if (optind < argc) {
+        cl_cli_error("grade", CL_T("unexpected argument '%s' — see 'cudalab grade --help'"), argv[optind]);
+        return CL_EXIT_USAGE;
+    }
+    if (!o.lab || !o.submissions) {
+        cl_cli_error("grade", CL_T("--lab and --submissions are needed — cudalab grade --lab LAB --submissions DIR"));
+        return CL_EXIT_USAGE;
+    }
+    if (cl_cli_check_lab("grade", o.lab))
+        return CL_EXIT_USAGE;
+    /* no GPU, nothing to grade on: say so and write no score (a Slurm array runs elsewhere; --runner is the
+     * CPU test suite's host runner; --report-only grades nothing) */
+    if (!o.report_only && !o.slurm && !o.runner) {
+        cl_gpu_info gpu;
+        cl_detect_gpu(&gpu);
+        if (!gpu.present) {
+            cl_cli_error("grade", CL_T("no GPU on this machine, so nothing was graded and no score written — run it "
+                                       "where there is an NVIDIA GPU, or on a GPU cluster with --slurm"));
+            return CL_EXIT_ENV;
+        }
+        if (cl_cli_check_arch("grade", o.arch, 1))
+            return CL_EXIT_USAGE;
     }
     if (!o.out) {
         snprintf(out_default, sizeof out_default, "grades-%s", o.lab);
@@ -201,8 +205,8 @@ int cmd_grade(int argc, char **argv)
     int rc = cl_class_grade(&o, &sum, &err);
     cl_progress_clear();
     if (rc) {
-        fprintf(stderr, "cudalab grade: %s\n", err.msg);
-        return 2;
+        cl_cli_error("grade", "%s", err.msg);
+        return CL_EXIT_USAGE; /* the submissions, roster, course file or output folder given */
     }
     print_summary(&sum, u.json);
     return sum.failed_tasks ? 1 : 0;

@@ -9,16 +9,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "grader/classroom.h"
 #include "paths.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cudalab gradescope [--lab LAB] [--course FILE] [--submission DIR] [--results FILE]\n"
-               "                          [--metadata FILE] [--report FILE] [--timeout S] [--arch sm_XY]\n"
-               "  Grades /autograder/submission and writes /autograder/results/results.json\n"
-               "  (see docs/gradescope.md for the setup.sh and run_autograder to upload).\n");
+    cl_help_print_command(f, cl_command_find("gradescope"));
 }
 
 int cmd_gradescope(int argc, char **argv)
@@ -63,7 +62,7 @@ int cmd_gradescope(int argc, char **argv)
         o.metadata_path = NULL;
     cl_err err;
     if (cl_gradescope_run(&o, &err)) {
-        fprintf(stderr, "cudalab gradescope: %s\n", err.msg);
+        cl_cli_error("gradescope", "%s", err.msg);
         return 2;
     }
     printf("cudalab gradescope: wrote %s\n", o.results_path);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "paths.h"
@@ -14,21 +16,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab interview [--minutes M] [--track cuda|inference|compiler] [--questions N]\n"
-            "                         [--lab NAME | --no-lab] [--workspace DIR] [--lang en|zh]\n"
-            "                         [--seed S] [--answers FILE|-] [--no-record] [--bank DIR]\n\n"
-            "A timed mock interview: theory questions that start at difficulty 2 and ramp with\n"
-            "your answers (a weak answer brings a follow-up), then one coding lab fetched into a\n"
-            "workspace (graded with `cudalab test` when a GPU is present), then a scorecard.\n\n"
-            "  --minutes M     length of the interview (default 45; 60%% theory, 40%% coding)\n"
-            "  --track T       cuda (default), inference or compiler\n"
-            "  --questions N   main theory questions (default: about one per 2.5 minutes)\n"
-            "  --lab NAME      the coding lab to use (default: one near the level you reach)\n"
-            "  --no-lab        theory only\n"
-            "  --workspace DIR where to fetch the lab (default ./cudalab-interview-<time>)\n"
-            "  --answers FILE  read answers from FILE, one per line ('-' = stdin)\n"
-            "  --no-record     do not write to the progress database\n");
+    cl_help_print_command(f, cl_command_find("interview"));
 }
 
 int cmd_interview(int argc, char **argv)
@@ -54,15 +42,15 @@ int cmd_interview(int argc, char **argv)
         switch (c) {
         case 'm':
             if (cl_qf_int(optarg, "--minutes", 1, 600, &io_opts.minutes, &err))
-                return fprintf(stderr, "cudalab interview: %s\n", err.msg), 2;
+                return cl_cli_error("interview", "%s", err.msg), 2;
             break;
         case 't':
             if (cl_track_parse(optarg, &io_opts.track))
-                return fprintf(stderr, "cudalab interview: --track must be cuda, inference or compiler\n"), 2;
+                return cl_cli_error("interview", CL_T("--track must be cuda, inference or compiler")), 2;
             break;
         case 'q':
             if (cl_qf_int(optarg, "--questions", 1, 60, &io_opts.max_questions, &err))
-                return fprintf(stderr, "cudalab interview: %s\n", err.msg), 2;
+                return cl_cli_error("interview", "%s", err.msg), 2;
             break;
         case 'L': io_opts.lab = optarg; break;
         case 'X': io_opts.with_lab = 0; break;
@@ -77,12 +65,14 @@ int cmd_interview(int argc, char **argv)
         }
     }
     if (optind < argc)
-        return fprintf(stderr, "cudalab interview: unexpected argument '%s'\n", argv[optind]), usage(stderr), 2;
-    cl_lang lang;
-    if (cl_lang_pick(lang_flag, &lang))
-        return fprintf(stderr, "cudalab interview: --lang must be en or zh\n"), 2;
+        return cl_cli_error("interview", CL_T("unexpected argument '%s' — see 'cudalab interview --help'"),
+                            argv[optind]), CL_EXIT_USAGE;
+    if (io_opts.lab && io_opts.with_lab && cl_cli_check_lab("interview", io_opts.lab)) /* now, not at the end */
+        return CL_EXIT_USAGE;
+    cl_lang lang = cl_lang_current(); /* --lang is global: main has set it */
+    (void)lang_flag;
     if (cl_qf_seed(seed_flag, &io_opts.seed, &err))
-        return fprintf(stderr, "cudalab interview: %s\n", err.msg), 2;
+        return cl_cli_error("interview", "%s", err.msg), 2;
     io_opts.now = cl_qf_now();
     io_opts.home = cl_home_dir();
 
@@ -90,22 +80,22 @@ int cmd_interview(int argc, char **argv)
     cl_qf_bank_dir(bank_flag, dir, sizeof dir);
     cl_bank bank;
     if (cl_qf_load_bank(dir, 0, stderr, &bank, &err))
-        return fprintf(stderr, "cudalab interview: %s\n", err.msg), 2;
+        return cl_cli_error("interview", "%s", err.msg), 2;
     sqlite3 *db = NULL;
     if (record && cl_qf_open_db(&db, &err))
-        fprintf(stderr, "cudalab interview: progress will not be saved: %s\n", err.msg);
+        cl_cli_error("interview", CL_T("progress will not be saved: %s"), err.msg);
     FILE *in;
     if (cl_qf_open_input(answers, &in, &err)) {
         cl_db_close(db);
         cl_bank_free(&bank);
-        return fprintf(stderr, "cudalab interview: %s\n", err.msg), 2;
+        return cl_cli_error("interview", "%s", err.msg), 2;
     }
     cl_io io;
     cl_io_init(&io, in, stdout, lang, 0);
     cl_interview_result *r = calloc(1, sizeof *r);
     int rc = r ? cl_interview_run(&bank, db, &io_opts, &io, r, &err) : cl_err_set(&err, "out of memory");
     if (rc) {
-        fprintf(stderr, "cudalab interview: %s\n", err.msg);
+        cl_cli_error("interview", "%s", err.msg);
     } else {
         cl_strbuf card;
         cl_sb_init(&card);
@@ -116,7 +106,7 @@ int cmd_interview(int argc, char **argv)
                                     r->tally.asked, r->score, r->level, r->lab[0] ? r->lab : NULL,
                                     r->lab[0] ? r->lab_verdict : NULL, cl_sb_str(&card)};
             if (cl_interview_save(db, &row, &err))
-                fprintf(stderr, "cudalab interview: %s\n", err.msg);
+                cl_cli_error("interview", "%s", err.msg);
         }
         cl_sb_free(&card);
     }

@@ -128,7 +128,7 @@ static void save_for_hint(const char *lab, json_t *j)
         return;
     snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
     if (cl_mkdirs(dir, &err) || json_dump_file(j, path, JSON_INDENT(2)))
-        fprintf(stderr, "cudalab ladder: could not keep the result in %s\n", path);
+        cl_cli_error("ladder", CL_T("could not keep the result in %s"), path);
 }
 
 static int run_ladder(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder *l, int json)
@@ -139,7 +139,7 @@ static int run_ladder(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder
         cl_err err;
         if (grade_step(lab, l->paths[i], json, &rows[i], &err)) {
             cl_progress_clear();
-            fprintf(stderr, "cudalab ladder: %s: %s\n", l->names[i], err.msg);
+            cl_cli_error("ladder", CL_T("%s: %s"), l->names[i], err.msg);
             rc = 2;
             break;
         }
@@ -190,22 +190,21 @@ int cmd_ladder(int argc, char **argv)
     cl_lab lab;
     cl_err err;
     if (cl_lab_load(cl_home_dir(), argv[optind], &lab, &err)) {
-        fprintf(stderr, "cudalab ladder: %s\n", err.msg);
+        cl_cli_error("ladder", CL_T("%s"), err.msg);
         return 2;
     }
     cl_ladder l;
     int rc = 2;
     if (cl_ladder_load(cl_home_dir(), lab.name, &l, &err)) {
-        fprintf(stderr, "cudalab ladder: %s\n", err.msg);
+        cl_cli_error("ladder", CL_T("%s"), err.msg);
     } else if (l.n == 0) {
-        fprintf(stderr, "cudalab ladder: %s has no ladder (no labs/%s/ladder/NN_<step>.cu files)\n", lab.name, lab.name);
+        cl_cli_error("ladder", CL_T("%s has no ladder (no labs/%s/ladder/NN_<step>.cu files)"), lab.name, lab.name);
     } else {
         cl_gpu_info gpu;
         cl_detect_gpu(&gpu);
         if (!gpu.present) {
-            fprintf(stderr,
-                    "cudalab ladder: no GPU on this machine: the %d steps of %s cannot be timed here.\n"
-                    "  Each one still compiles: cudalab compile %s %s\n",
+            cl_cli_error("ladder", CL_T("no GPU on this machine: the %d steps of %s cannot be timed here.\n"
+                                        "  Each one still compiles: cudalab compile %s %s"),
                     l.n, lab.name, lab.name, l.paths[0]);
             rc = 3;
         } else {

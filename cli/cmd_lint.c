@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "grader/labconf.h"
 #include "lint_abi.h"
@@ -17,30 +19,19 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab lint [--questions-only | --labs-only] [--bank DIR] [--seeds FILE]\n"
-            "                    [--samples N] [--seed-map] [--stats] [FILE.yaml...]\n\n"
-            "Checks every questions/<topic>.yaml (schema, unique ids, answers consistent with the\n"
-            "choices, both languages, references; each generated family is drawn --samples times\n"
-            "and its output checked too) and every lab (lab.yaml and its five parts). Prints\n"
-            "file:line:col: message per problem; exits 1 when any is found.\n\n"
-            "  FILE.yaml        lint only these question files (ids unique across them)\n"
-            "  --seeds FILE     check that every seed question listed in FILE is covered by\n"
-            "                   some question's seeds: (default, for the installed bank:\n"
-            "                   docs/seed-questions.md when it exists; --no-seeds skips it)\n"
-            "  --seed-map       print the seed -> question ids table (markdown) and exit\n"
-            "  --stats          print questions per topic and kind (markdown) after linting\n"
-            "  --samples N      draws of each declared variant of each family (default 25; 8N\n"
-            "                   more random draws), each recomputed independently\n");
+    cl_help_print_command(f, cl_command_find("lint"));
 }
 
 typedef struct lint_ctx {
     int problems;
+    int unreadable; /* files that did not parse: what they hold is unknown */
 } lint_ctx;
 
 static void report(void *ctx, const char *msg)
 {
     ((lint_ctx *)ctx)->problems++;
+    if (strstr(msg, "YAML syntax error") || strstr(msg, "cannot open") || strstr(msg, "cannot read"))
+        ((lint_ctx *)ctx)->unreadable++;
     printf("%s\n", msg);
 }
 
@@ -65,7 +56,7 @@ int cmd_lint(int argc, char **argv)
         case 's': seeds = optarg; break;
         case 'n':
             if (cl_qf_int(optarg, "--samples", 1, 10000, &samples, &err))
-                return fprintf(stderr, "cudalab lint: %s\n", err.msg), 2;
+                return cl_cli_error("lint", "%s", err.msg), 2;
             break;
         case 'M': seed_map = 1; break;
         case 'S': no_seeds = 1; break;
@@ -75,7 +66,7 @@ int cmd_lint(int argc, char **argv)
         }
     }
     if (!questions && !labs)
-        return fprintf(stderr, "cudalab lint: --questions-only and --labs-only exclude each other\n"), 2;
+        return cl_cli_error("lint", CL_T("--questions-only and --labs-only exclude each other")), 2;
     int files = argc - optind;
     if (files)
         labs = 0; /* explicit question files: lint just those */
@@ -104,6 +95,12 @@ int cmd_lint(int argc, char **argv)
             if (cl_file_exists(seed_list))
                 seeds = seed_list;
         }
+        if (ctx.unreadable && seeds && !no_seeds) { /* one syntax error is one problem, not one per lost seed */
+            cl_cli_warn("lint", CL_T("seed coverage not checked: a question file could not be read — fix the "
+                                     "error above, then lint again"));
+            seeds = NULL;
+            no_seeds = 1;
+        }
         if (seeds && !no_seeds && bank.nq) /* with no bank at all, coverage is only noise */
             cl_seed_coverage(&bank, seeds, report, &ctx);
     }
@@ -124,17 +121,17 @@ int cmd_lint(int argc, char **argv)
     if (questions && bank.nq) {
         cl_bank_stats all;
         cl_bank_stats_count(&bank, NULL, &all);
-        fprintf(stderr, "cudalab lint: kinds: %d recall, %d understand, %d apply, %d analyse (%.0f%% apply or analyse)\n",
+        cl_cli_error("lint", CL_T("kinds: %d recall, %d understand, %d apply, %d analyse (%.0f%% apply or analyse)"),
                 all.by_kind[CL_KIND_RECALL], all.by_kind[CL_KIND_UNDERSTAND], all.by_kind[CL_KIND_APPLY],
                 all.by_kind[CL_KIND_ANALYSE], 100 * cl_bank_stats_thinking(&all));
     }
     if (ctx.problems)
-        fprintf(stderr, "cudalab lint: %d problem%s%s\n", ctx.problems, ctx.problems == 1 ? "" : "s",
+        cl_cli_error("lint", CL_T("%d problem%s%s"), ctx.problems, ctx.problems == 1 ? "" : "s",
                 lab_problems ? " (questions and labs)" : "");
     else if (!questions)
-        fprintf(stderr, "cudalab lint: ok: labs\n");
+        cl_cli_error("lint", CL_T("ok: labs"));
     else
-        fprintf(stderr, "cudalab lint: ok: %d question%s (%d generated) in %d topic file%s%s\n", bank.nq,
+        cl_cli_error("lint", CL_T("ok: %d question%s (%d generated) in %d topic file%s%s"), bank.nq,
                 bank.nq == 1 ? "" : "s", families, bank.ntopics, bank.ntopics == 1 ? "" : "s",
                 labs ? ", labs ok" : "");
     cl_bank_free(&bank);

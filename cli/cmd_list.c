@@ -1,10 +1,12 @@
-/* cmd_list.c: cudalab list [--json]: the labs, their difficulty and topics, your best. */
-#include <getopt.h>
+/* cmd_list.c: cudalab list [--json]: the labs, their difficulty and topics, your best.
+ * The table fits the terminal: titles and topics share what the fixed columns leave, and a
+ * cut ends with '…' (display width, so Chinese titles align too). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "grader/labconf.h"
@@ -14,63 +16,86 @@
 
 int cmd_list(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int json = 0, ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch == 'j') json = 1;
-        else {
-            fprintf(ch == 'h' ? stdout : stderr, "usage: cudalab list [--json]\n");
-            return ch == 'h' ? 0 : 2;
-        }
+    int json = argc > 1 && !strcmp(argv[1], "--json");
+    if (argc > 1 + json) {
+        cl_cli_error("list", CL_T("unexpected argument '%s' — cudalab list [--json]"), argv[1 + json]);
+        return CL_EXIT_USAGE;
     }
     char **names;
     int n;
     cl_err err;
     if (cl_lab_names(cl_home_dir(), &names, &n, &err)) {
-        fprintf(stderr, "cudalab list: %s\n", err.msg);
-        return 2;
+        cl_cli_error("list", CL_T("%s — is CUDALAB_HOME the cudalab folder?"), err.msg);
+        return CL_EXIT_INTERNAL;
     }
     sqlite3 *db = NULL;
     if (cl_db_open(NULL, &db, &err))
-        fprintf(stderr, "cudalab list: progress unavailable: %s\n", err.msg);
+        cl_cli_warn("list", CL_T("your results are not shown: %s"), err.msg);
     json_t *arr = json_array();
     FILE *f = stdout;
     const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *G = cl_c(f, CL_GREEN), *Z = cl_c0(f);
-    if (!json)
-        printf("%s%-16s %-36s %-6s %-34s %s%s\n", D, "lab", "title", "level", "topics", "your best", Z);
-    int rc = 0;
+    int zh = cl_lang_current() == CL_LANG_ZH;
+    /* name 16, level 5, best 22, four gaps: the rest is the title's and the topics' */
+    int width = cl_term_width(f, 120), rest = width - 16 - 5 - 22 - 4;
+    int title_w = rest >= 60 ? rest * 5 / 9 : rest > 20 ? rest - 1 : 20, topics_w = rest >= 60 ? rest - title_w - 1 : 0;
+    if (!json) {
+        fputs(D, f);
+        cl_fput_padded(CL_T("lab"), 16, f);
+        fputc(' ', f);
+        cl_fput_padded(CL_T("title"), title_w, f);
+        fputc(' ', f);
+        cl_fput_padded(CL_T("level"), 5, f);
+        fputc(' ', f);
+        if (topics_w) {
+            cl_fput_padded(CL_T("topics"), topics_w, f);
+            fputc(' ', f);
+        }
+        fprintf(f, "%s%s\n", CL_T("your best"), Z);
+    }
+    int rc = CL_EXIT_OK;
     for (int i = 0; i < n; i++) {
         cl_lab lab;
         if (cl_lab_load(cl_home_dir(), names[i], &lab, &err)) {
-            fprintf(stderr, "cudalab list: %s\n", err.msg);
-            rc = 1;
+            cl_cli_error("list", CL_T("%s — cudalab lint says more"), err.msg);
+            rc = CL_EXIT_INTERNAL;
             continue;
         }
         cl_lab_best best;
         int have = db && cl_progress_best(db, lab.name, &best, &err) == 0;
-        char topics[256] = "";
+        char topics[512] = "";
+        json_t *jtopics = json_array();
         for (int k = 0; k < lab.ntopics; k++) {
+            json_array_append_new(jtopics, json_string(lab.topics[k]));
             strncat(topics, lab.topics[k], sizeof topics - strlen(topics) - 1);
             if (k + 1 < lab.ntopics) strncat(topics, ", ", sizeof topics - strlen(topics) - 1);
         }
+        const char *title = zh && lab.title.zh ? lab.title.zh : lab.title.en;
         if (json) {
-            json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:f}", "lab", lab.name, "title", lab.title.en,
-                                  "title_zh", lab.title.zh, "difficulty", lab.difficulty, "topics", topics,
+            json_t *o = json_pack("{s:s, s:s, s:s?, s:i, s:o, s:f}", "lab", lab.name, "title", lab.title.en,
+                                  "title_zh", lab.title.zh, "difficulty", lab.difficulty, "topics", jtopics,
                                   "max_score", cl_lab_max_score(&lab));
-            if (have)
-                json_object_set_new(o, "best", json_pack("{s:f, s:s, s:i}", "score", best.score, "verdict",
-                                                         best.verdict, "attempts", best.attempts));
+            json_object_set_new(o, "best", have ? json_pack("{s:f, s:s, s:i}", "score", best.score, "verdict",
+                                                            best.verdict, "attempts", best.attempts)
+                                                : json_null());
             json_array_append_new(arr, o);
         } else {
+            json_decref(jtopics);
             char level[8] = "";
             for (int k = 0; k < 5; k++) level[k] = k < lab.difficulty ? '*' : '.';
             char bestbuf[96] = "-";
             if (have)
-                snprintf(bestbuf, sizeof bestbuf, "%.0f/%.0f %s (%d tr%s)", best.score, best.max_score, best.verdict,
-                         best.attempts, best.attempts == 1 ? "y" : "ies");
-            printf("%s%-16s%s %-36.36s %-6s %-34.34s %s%s%s\n", B, lab.name, Z, lab.title.en, level, topics,
-                   have ? G : "", bestbuf, Z);
+                snprintf(bestbuf, sizeof bestbuf, CL_T("%.0f/%.0f %s (%d tries)"), best.score, best.max_score,
+                         CL_T(best.verdict), best.attempts);
+            fputs(B, f);
+            cl_fput_padded(lab.name, 16, f);
+            fprintf(f, "%s ", Z);
+            cl_fput_padded(title ? title : "", title_w, f);
+            fprintf(f, " %-5s ", level);
+            if (topics_w) {
+                cl_fput_padded(topics, topics_w, f);
+                fputc(' ', f);
+            }
+            fprintf(f, "%s%s%s\n", have ? G : "", bestbuf, Z);
         }
         cl_lab_free(&lab);
     }
@@ -79,7 +104,7 @@ int cmd_list(int argc, char **argv)
         puts(s);
         free(s);
     } else {
-        printf("%sstart one with: cudalab fetch <lab>%s\n", D, Z);
+        printf("%s%s%s\n", D, CL_T("start one with: cudalab fetch <lab>"), Z);
     }
     json_decref(arr);
     cl_db_close(db);

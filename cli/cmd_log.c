@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_history.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "grader/history.h"
@@ -33,7 +34,7 @@ int cmd_log(int argc, char **argv)
             char *end;
             limit = (int)strtol(optarg, &end, 10);
             if (*end || limit <= 0) {
-                fprintf(stderr, "cudalab log: --limit wants a number > 0, not '%s'\n", optarg);
+                cl_cli_error("log", CL_T("--limit wants a number > 0, not '%s'"), optarg);
                 return 2;
             }
         } else {
@@ -56,7 +57,7 @@ int cmd_log(int argc, char **argv)
     cl_history_row *rows;
     int n;
     if (cl_history_list(db, lab, limit, &rows, &n, &err)) {
-        fprintf(stderr, "cudalab log: %s\n", err.msg);
+        cl_cli_error("log", CL_T("%s"), err.msg);
         cl_db_close(db);
         return 2;
     }

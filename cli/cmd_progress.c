@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_history.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "db.h"
 #include "grader/history.h"
@@ -39,7 +40,7 @@ int cmd_progress(int argc, char **argv)
     int n;
     cl_err err;
     if (cl_lab_names(cl_home_dir(), &names, &n, &err)) {
-        fprintf(stderr, "cudalab progress: %s\n", err.msg);
+        cl_cli_error("progress", CL_T("%s"), err.msg);
         return 2;
     }
     sqlite3 *db;
@@ -57,7 +58,7 @@ int cmd_progress(int argc, char **argv)
     for (int i = 0; i < n && rc == 0; i++) {
         cl_lab_summary s;
         if (cl_history_summary(db, names[i], &s, &err)) {
-            fprintf(stderr, "cudalab progress: %s\n", err.msg);
+            cl_cli_error("progress", CL_T("%s"), err.msg);
             rc = 2;
             break;
         }
@@ -91,7 +92,7 @@ int cmd_progress(int argc, char **argv)
     int total = 0, due = 0;
     int64_t next = 0, now = cl_qf_now();
     if (rc == 0 && (cl_questions_db_init(db, &err) || cl_cards_summary(db, now, &total, &due, &next, &err))) {
-        fprintf(stderr, "cudalab progress: %s\n", err.msg);
+        cl_cli_error("progress", CL_T("%s"), err.msg);
         rc = 2;
     }
     if (rc == 0 && json) {

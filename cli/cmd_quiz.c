@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
+#include "cli_session.h"
 #include "commands.h"
 #include "db.h"
 #include "questions/frontend.h"
@@ -11,30 +14,13 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab quiz [--topic T[,T...]] [--n N] [--difficulty D|D1-D2] [--id ID[,ID...]]\n"
-            "                    [--lang en|zh] [--seed S] [--answers FILE|-] [--rate|--no-rate]\n"
-            "                    [--no-record] [--bank DIR]\n\n"
-            "Practice theory questions with immediate feedback and the explanation. Questions\n"
-            "you have seen least come first; wrong or hard answers enter `cudalab review`.\n\n"
-            "  --topic T        only these topics (repeat or comma-separate)\n"
-            "  --n N            how many questions (default 10)\n"
-            "  --difficulty D   1..5, or a range such as 2-4\n"
-            "  --id ID          exactly these questions\n"
-            "  --lang en|zh     language (default: from LC_ALL/LC_MESSAGES/LANG)\n"
-            "  --seed S         repeat a quiz: same questions, same generated numbers\n"
-            "  --answers FILE   read answers from FILE, one per line ('-' = stdin)\n"
-            "  --rate           after a right answer, ask how hard it felt (default on a terminal)\n"
-            "  --no-record      do not write to the progress database\n"
-            "  --bank DIR       question folder (default: the installed questions/)\n"
-            "Answers: a letter (b), letters (ac), letters in order (cabd), a number, or text.\n"
-            "An empty line skips a question; :q stops.\n");
+    cl_help_print_command(f, cl_command_find("quiz"));
 }
 
 typedef struct quiz_args {
     cl_quiz_opts qo;
     const char *lang_flag, *seed_flag, *answers, *bank_flag;
-    int rate, record;
+    int rate, record, json;
 } quiz_args;
 
 /* 0: run; 1: done (help); 2: usage error. */
@@ -47,7 +33,7 @@ static int parse_args(int argc, char **argv, quiz_args *a)
         {"answers", required_argument, NULL, 'a'}, {"rate", no_argument, NULL, 'r'},
         {"no-rate", no_argument, NULL, 'R'},       {"no-record", no_argument, NULL, 'N'},
         {"bank", required_argument, NULL, 'b'},    {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},          {NULL, 0, NULL, 0},
     };
     cl_err err;
     int c;
@@ -56,19 +42,19 @@ static int parse_args(int argc, char **argv, quiz_args *a)
         switch (c) {
         case 't':
             if (cl_filter_add_topics(&a->qo.filter, optarg))
-                return fprintf(stderr, "cudalab quiz: too many topics\n"), 2;
+                return cl_cli_error("quiz", CL_T("too many topics")), 2;
             break;
         case 'i':
             if (cl_filter_add_ids(&a->qo.filter, optarg))
-                return fprintf(stderr, "cudalab quiz: too many ids\n"), 2;
+                return cl_cli_error("quiz", CL_T("too many ids")), 2;
             break;
         case 'n':
             if (cl_qf_int(optarg, "--n", 1, 1000, &a->qo.n, &err))
-                return fprintf(stderr, "cudalab quiz: %s\n", err.msg), 2;
+                return cl_cli_error("quiz", "%s", err.msg), 2;
             break;
         case 'd':
             if (cl_parse_difficulty(optarg, &a->qo.filter.dmin, &a->qo.filter.dmax, &err))
-                return fprintf(stderr, "cudalab quiz: %s\n", err.msg), 2;
+                return cl_cli_error("quiz", "%s", err.msg), 2;
             break;
         case 'l': a->lang_flag = optarg; break;
         case 's': a->seed_flag = optarg; break;
@@ -77,14 +63,15 @@ static int parse_args(int argc, char **argv, quiz_args *a)
         case 'R': a->rate = 0; break;
         case 'N': a->record = 0; break;
         case 'b': a->bank_flag = optarg; break;
+        case 'j': a->json = 1; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return 2;
         }
     }
     if (optind < argc)
-        return fprintf(stderr, "cudalab quiz: unexpected argument '%s'\n", argv[optind]), usage(stderr), 2;
+        return cl_cli_error("quiz", CL_T("unexpected argument '%s'"), argv[optind]), usage(stderr), 2;
     if (cl_qf_seed(a->seed_flag, &a->qo.seed, &err))
-        return fprintf(stderr, "cudalab quiz: %s\n", err.msg), 2;
+        return cl_cli_error("quiz", "%s", err.msg), 2;
     if (a->qo.filter.nids && a->qo.n < a->qo.filter.nids)
         a->qo.n = a->qo.filter.nids;
     a->qo.now = cl_qf_now();
@@ -94,39 +81,53 @@ static int parse_args(int argc, char **argv, quiz_args *a)
 static int run(quiz_args *a)
 {
     cl_err err;
-    cl_lang lang;
-    if (cl_lang_pick(a->lang_flag, &lang))
-        return fprintf(stderr, "cudalab quiz: --lang must be en or zh\n"), 2;
+    cl_lang lang = cl_lang_current();
     char dir[4096];
     cl_qf_bank_dir(a->bank_flag, dir, sizeof dir);
     cl_bank bank;
     if (cl_qf_load_bank(dir, 0, stderr, &bank, &err))
-        return fprintf(stderr, "cudalab quiz: %s\n", err.msg), 2;
+        return cl_cli_error("quiz", "%s", err.msg), 2;
+    /* a mistyped topic: the nearest one, before anything is asked */
+    for (int i = 0; i < a->qo.filter.ntopics; i++) {
+        const char *names[256];
+        int n = 0, found = 0;
+        for (int k = 0; k < bank.ntopics && n < 256; k++) {
+            names[n++] = bank.topics[k].name;
+            found |= !strcmp(bank.topics[k].name, a->qo.filter.topics[i]);
+        }
+        const char *near = found ? NULL : cl_help_nearest(a->qo.filter.topics[i], names, n);
+        if (near) {
+            cl_cli_error("quiz", CL_T("no topic '%s' — did you mean %s?"), a->qo.filter.topics[i], near);
+            cl_bank_free(&bank);
+            return CL_EXIT_USAGE;
+        }
+    }
     sqlite3 *db = NULL;
     if (a->record && cl_qf_open_db(&db, &err))
-        fprintf(stderr, "cudalab quiz: progress will not be saved: %s\n", err.msg);
+        cl_cli_error("quiz", CL_T("progress will not be saved: %s"), err.msg);
     FILE *in;
     if (cl_qf_open_input(a->answers, &in, &err)) {
         cl_db_close(db);
         cl_bank_free(&bank);
-        return fprintf(stderr, "cudalab quiz: %s\n", err.msg), 2;
+        return cl_cli_error("quiz", "%s", err.msg), 2;
     }
     cl_io io;
-    cl_io_init(&io, in, stdout, lang, a->rate);
+    cl_io_init(&io, in, a->json ? stderr : stdout, lang, a->rate); /* --json: stdout is the summary's */
     cl_session_result r;
     int rc = cl_quiz_run(&bank, db, &a->qo, &io, &r, &err);
     if (rc) {
-        fprintf(stderr, "cudalab quiz: %s\n", err.msg);
+        cl_cli_error("quiz", "%s", err.msg);
+    } else if (a->json) {
+        cl_cli_json_print(cl_cli_session_json("quiz", a->qo.seed, &r));
     } else {
         FILE *o = stdout;
         fprintf(o, "\n%s%s%s %.1f/%d (%.0f%%) · %d %s · %d %s · %d %s · %d %s · seed %llu\n",
-                cl_c(o, CL_BOLD), CL_TR(lang, "Score:", "得分："), cl_c0(o), r.points, r.asked,
-                r.asked ? 100.0 * r.points / r.asked : 0.0, r.right, CL_TR(lang, "right", "正确"), r.partial,
-                CL_TR(lang, "partly", "部分正确"), r.wrong, CL_TR(lang, "wrong", "错误"), r.skipped,
-                CL_TR(lang, "skipped", "跳过"), (unsigned long long)a->qo.seed);
+                cl_c(o, CL_BOLD), cl_tr_lang(lang, "Score:"), cl_c0(o), r.points, r.asked,
+                r.asked ? 100.0 * r.points / r.asked : 0.0, r.right, cl_tr_lang(lang, "right"), r.partial,
+                cl_tr_lang(lang, "partly"), r.wrong, cl_tr_lang(lang, "wrong"), r.skipped,
+                cl_tr_lang(lang, "skipped"), (unsigned long long)a->qo.seed);
         if (r.deck_added)
-            fprintf(o, CL_TR(lang, "%d question%s added to your review deck: cudalab review\n",
-                             "%d 道题%s已加入复习队列：cudalab review\n"),
+            fprintf(o, cl_tr_lang(lang, "%d question%s added to your review deck: cudalab review\n"),
                     r.deck_added, CL_TR(lang, r.deck_added == 1 ? "" : "s", ""));
     }
     cl_qf_close_input(in);

@@ -4,6 +4,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_help.h"
+#include "cli_util.h"
+#include "cli_session.h"
 #include "commands.h"
 #include "db.h"
 #include "questions/frontend.h"
@@ -13,32 +16,20 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cudalab review [--n N] [--all] [--status] [--lang en|zh] [--seed S]\n"
-            "                      [--answers FILE|-] [--rate|--no-rate] [--bank DIR]\n\n"
-            "Review the questions you got wrong or found hard, when they are due (FSRS-4.5\n"
-            "scheduling: a card comes back when you are about to forget it).\n\n"
-            "  --n N           at most N cards (default 20)\n"
-            "  --all           every card in the deck, due or not\n"
-            "  --status        show the deck (size, due now, next due) and exit\n"
-            "  --lang en|zh    language (default: from LC_ALL/LC_MESSAGES/LANG)\n"
-            "  --seed S        the numbers of generated questions\n"
-            "  --answers FILE  read answers from FILE, one per line ('-' = stdin)\n"
-            "  --rate          after a right answer, ask how hard it felt (default on a terminal)\n"
-            "  --bank DIR      question folder (default: the installed questions/)\n");
+    cl_help_print_command(f, cl_command_find("review"));
 }
 
 static void print_when(FILE *o, cl_lang lang, int64_t now, int64_t due)
 {
     double h = (double)(due - now) / 3600.0;
     if (due <= now)
-        fprintf(o, "%s", CL_TR(lang, "now", "现在"));
+        fprintf(o, "%s", cl_tr_lang(lang, "now"));
     else if (h < 1)
-        fprintf(o, CL_TR(lang, "in %.0f minutes", "%.0f 分钟后"), h * 60);
+        fprintf(o, cl_tr_lang(lang, "in %.0f minutes"), h * 60);
     else if (h < 48)
-        fprintf(o, CL_TR(lang, "in %.0f hours", "%.0f 小时后"), h);
+        fprintf(o, cl_tr_lang(lang, "in %.0f hours"), h);
     else
-        fprintf(o, CL_TR(lang, "in %.0f days", "%.0f 天后"), h / 24);
+        fprintf(o, cl_tr_lang(lang, "in %.0f days"), h / 24);
 }
 
 int cmd_review(int argc, char **argv)
@@ -49,18 +40,18 @@ int cmd_review(int argc, char **argv)
         {"seed", required_argument, NULL, 's'},    {"answers", required_argument, NULL, 'a'},
         {"rate", no_argument, NULL, 'r'},          {"no-rate", no_argument, NULL, 'R'},
         {"bank", required_argument, NULL, 'b'},    {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},          {NULL, 0, NULL, 0},
     };
     cl_review_opts ro = {20, 0, 0, 0};
     const char *lang_flag = NULL, *seed_flag = NULL, *answers = NULL, *bank_flag = NULL;
-    int rate = -1, status_only = 0, c;
+    int rate = -1, status_only = 0, json = 0, c;
     cl_err err;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (cl_qf_int(optarg, "--n", 1, 10000, &ro.n, &err))
-                return fprintf(stderr, "cudalab review: %s\n", err.msg), 2;
+                return cl_cli_error("review", "%s", err.msg), 2;
             break;
         case 'A': ro.all = 1; break;
         case 'S': status_only = 1; break;
@@ -70,34 +61,40 @@ int cmd_review(int argc, char **argv)
         case 'r': rate = 1; break;
         case 'R': rate = 0; break;
         case 'b': bank_flag = optarg; break;
+        case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    (void)lang_flag; /* --lang is global: main has set it */
     if (optind < argc)
-        return fprintf(stderr, "cudalab review: unexpected argument '%s'\n", argv[optind]), usage(stderr), 2;
-    cl_lang lang;
-    if (cl_lang_pick(lang_flag, &lang))
-        return fprintf(stderr, "cudalab review: --lang must be en or zh\n"), 2;
+        return cl_cli_error("review", CL_T("unexpected argument '%s'"), argv[optind]), usage(stderr), 2;
+    cl_lang lang = cl_lang_current();
     if (cl_qf_seed(seed_flag, &ro.seed, &err))
-        return fprintf(stderr, "cudalab review: %s\n", err.msg), 2;
+        return cl_cli_error("review", "%s", err.msg), 2;
     ro.now = cl_qf_now();
 
     sqlite3 *db;
     if (cl_qf_open_db(&db, &err))
-        return fprintf(stderr, "cudalab review: %s\n", err.msg), 2;
+        return cl_cli_error("review", "%s", err.msg), 2;
     FILE *o = stdout;
     if (status_only) {
         int total, due;
         int64_t next;
         if (cl_cards_summary(db, ro.now, &total, &due, &next, &err)) {
             cl_db_close(db);
-            return fprintf(stderr, "cudalab review: %s\n", err.msg), 2;
+            return cl_cli_error("review", "%s", err.msg), 2;
         }
-        fprintf(o, CL_TR(lang, "Review deck: %d card%s, %d due now", "复习队列：%d 张卡片%s，现在到期 %d 张"), total,
+        if (json) {
+            cl_cli_json_print(json_pack("{s:s, s:i, s:i, s:I}", "mode", "status", "deck", total, "due", due,
+                                        "next_due", (json_int_t)(total && !due ? next : 0)));
+            cl_db_close(db);
+            return 0;
+        }
+        fprintf(o, cl_tr_lang(lang, "Review deck: %d card%s, %d due now"), total,
                 CL_TR(lang, total == 1 ? "" : "s", ""), due);
         if (total && !due) {
-            fprintf(o, CL_TR(lang, "; next ", "；下一张"));
+            fprintf(o, cl_tr_lang(lang, "; next "));
             print_when(o, lang, ro.now, next);
         }
         fputc('\n', o);
@@ -109,42 +106,46 @@ int cmd_review(int argc, char **argv)
     cl_bank bank;
     if (cl_qf_load_bank(dir, 0, stderr, &bank, &err)) {
         cl_db_close(db);
-        return fprintf(stderr, "cudalab review: %s\n", err.msg), 2;
+        return cl_cli_error("review", "%s", err.msg), 2;
     }
     FILE *in;
     if (cl_qf_open_input(answers, &in, &err)) {
         cl_db_close(db);
         cl_bank_free(&bank);
-        return fprintf(stderr, "cudalab review: %s\n", err.msg), 2;
+        return cl_cli_error("review", "%s", err.msg), 2;
     }
     cl_io io;
-    cl_io_init(&io, in, stdout, lang, rate);
+    cl_io_init(&io, in, json ? stderr : stdout, lang, rate); /* --json: stdout is the summary's */
     cl_session_result r;
     cl_review_info info;
     int rc = cl_review_run(&bank, db, &ro, &io, &r, &info, &err);
     if (rc) {
-        fprintf(stderr, "cudalab review: %s\n", err.msg);
+        cl_cli_error("review", "%s", err.msg);
+    } else if (json) {
+        json_t *o = cl_cli_session_json("review", ro.seed, &r);
+        json_object_set_new(o, "deck", json_integer(info.deck));
+        json_object_set_new(o, "due", json_integer(info.due));
+        json_object_set_new(o, "missing", json_integer(info.missing));
+        json_object_set_new(o, "next_due", json_integer(info.next_due));
+        cl_cli_json_print(o);
     } else if (r.asked == 0 && info.missing == 0) {
         if (info.deck == 0)
-            fprintf(o, "%s\n", CL_TR(lang, "Your review deck is empty: questions you miss in `cudalab quiz` "
-                                           "or `cudalab interview` land here.",
-                                     "复习队列为空：在 `cudalab quiz` 或 `cudalab interview` 中答错的题会进入这里。"));
+            fprintf(o, "%s\n", cl_tr_lang(lang, "Your review deck is empty: questions you miss in `cudalab quiz` or `cudalab interview` land here."));
         else {
-            fprintf(o, CL_TR(lang, "Nothing due: %d card%s in the deck, the next one ",
-                             "没有到期的卡片：队列中共 %d 张%s，下一张"),
+            fprintf(o, cl_tr_lang(lang, "Nothing due: %d card%s in the deck, the next one "),
                     info.deck, CL_TR(lang, info.deck == 1 ? "" : "s", ""));
             print_when(o, lang, ro.now, info.next_due);
-            fprintf(o, CL_TR(lang, " (or cudalab review --all).\n", "（或 cudalab review --all）。\n"));
+            fprintf(o, cl_tr_lang(lang, " (or cudalab review --all).\n"));
         }
     } else {
         fprintf(o, "\n%s%s%s %.1f/%d (%.0f%%) · %d %s · %d %s",
-                cl_c(o, CL_BOLD), CL_TR(lang, "Reviewed:", "已复习："), cl_c0(o), r.points, r.asked,
-                r.asked ? 100.0 * r.points / r.asked : 0.0, r.right, CL_TR(lang, "right", "正确"),
-                r.partial + r.wrong, CL_TR(lang, "to see again soon", "将很快再次出现"));
+                cl_c(o, CL_BOLD), cl_tr_lang(lang, "Reviewed:"), cl_c0(o), r.points, r.asked,
+                r.asked ? 100.0 * r.points / r.asked : 0.0, r.right, cl_tr_lang(lang, "right"),
+                r.partial + r.wrong, cl_tr_lang(lang, "to see again soon"));
         if (info.missing)
-            fprintf(o, CL_TR(lang, " · %d no longer in the bank", " · %d 道已不在题库中"), info.missing);
+            fprintf(o, cl_tr_lang(lang, " · %d no longer in the bank"), info.missing);
         if (info.next_due) {
-            fprintf(o, CL_TR(lang, " · next review ", " · 下次复习"));
+            fprintf(o, cl_tr_lang(lang, " · next review "));
             print_when(o, lang, ro.now, info.next_due);
         }
         fputc('\n', o);

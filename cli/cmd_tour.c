@@ -3,8 +3,9 @@
  * With a GPU: this GPU's ceilings, then every lab's reference graded exactly as a
  * student's submission would be (correctness, then performance), one line each.
  * Without one: says so plainly, then shows what still works: every reference and skeleton
- * compiles with nvcc, and the question bank is ready for `cudalab quiz`. */
-#include <getopt.h>
+ * compiles with nvcc, and the question bank is ready for `cudalab quiz`.
+ * --json: one JSON document either way ({"gpu": null, ...} without a GPU). */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,25 +16,42 @@
 #include "grader/compile.h"
 #include "grader/grade.h"
 #include "grader/labconf.h"
+#include "grader/report.h"
 #include "paths.h"
 #include "term.h"
 #include "tour_questions.h"
 
-static int tour_gpu(char **names, int n, int json_out)
+static void print_json(json_t *j)
+{
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s)
+        puts(s);
+    free(s);
+}
+
+static int tour_gpu(char **names, int n, int json)
 {
     FILE *f = stdout;
     const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *Z = cl_c0(f);
     cl_ceilings c;
     cl_err err;
-    if (cl_ceilings_get(0, &c, cl_cli_progress, NULL, &err)) {
+    if (cl_ceilings_get(0, &c, json ? NULL : cl_cli_progress, NULL, &err)) {
         cl_progress_clear();
-        fprintf(stderr, "cudalab tour: cannot use the GPU: %s\n", err.msg);
-        return 3;
+        cl_cli_error("tour", CL_T("cannot use the GPU: %s — check 'nvidia-smi' and the driver"), err.msg);
+        return CL_EXIT_ENV;
     }
     cl_progress_clear();
-    printf("%s%s%s: copy bandwidth %.0f GB/s, read-only %.0f GB/s, write-only %.0f GB/s, fp16 Tensor Cores %.0f"
-           " TFLOP/s %s(cudalab device)%s\n\n", B, c.name, Z, c.copy_gbps, c.read_gbps, c.write_gbps, c.fp16_tflops, D, Z);
-    printf("Grading every lab's reference solution, as a student's submission is graded:\n");
+    json_t *doc = json ? json_object() : NULL, *labs = json ? json_array() : NULL;
+    if (json) {
+        json_object_set_new(doc, "gpu", json_pack("{s:s, s:s, s:f, s:f, s:f, s:f}", "name", c.name, "uuid", c.uuid,
+                                                  "copy_gbps", c.copy_gbps, "read_gbps", c.read_gbps, "write_gbps",
+                                                  c.write_gbps, "fp16_tflops", c.fp16_tflops));
+    } else {
+        printf(CL_T("%s%s%s: copy bandwidth %.0f GB/s, read-only %.0f GB/s, write-only %.0f GB/s, fp16 Tensor Cores "
+                    "%.0f TFLOP/s %s(cudalab device)%s\n\n"),
+               B, c.name, Z, c.copy_gbps, c.read_gbps, c.write_gbps, c.fp16_tflops, D, Z);
+        printf("%s\n", CL_T("Grading every lab's reference solution, as a student's submission is graded:"));
+    }
     int failures = 0;
     for (int i = 0; i < n; i++) {
         char ref[CL_PATH_MAX];
@@ -44,17 +62,22 @@ static int tour_gpu(char **names, int n, int json_out)
         o.lab = names[i];
         o.solution = ref;
         o.test = o.bench = 1;
-        o.progress = cl_cli_progress;
+        o.progress = json ? NULL : cl_cli_progress;
         cl_result r;
         if (cl_grade(&o, &r, &err)) {
             cl_progress_clear();
-            printf("  %-16s %serror%s %s\n", names[i], cl_c(f, CL_RED), Z, err.msg);
+            if (json)
+                json_array_append_new(labs, json_pack("{s:s, s:s, s:s}", "lab", names[i], "verdict", "error",
+                                                      "message", err.msg));
+            else
+                printf("  %-16s %s%s%s %s\n", names[i], cl_c(f, CL_RED), CL_T("error"), Z, err.msg);
             failures++;
             continue;
         }
         cl_progress_clear();
-        if (json_out) {
-            cl_cli_print_json(&r);
+        int ok = cl_verdict_ok(r.verdict) && r.verdict != CL_V_SLOW;
+        if (json) {
+            json_array_append_new(labs, cl_result_to_json(&r));
         } else {
             double worst = 0;
             const char *what = "";
@@ -63,92 +86,114 @@ static int tour_gpu(char **names, int n, int json_out)
                     worst = r.cases[k].fraction;
                     what = r.cases[k].name;
                 }
-            int ok = cl_verdict_ok(r.verdict) && r.verdict != CL_V_SLOW;
-            printf("  %-16s %s%-10s%s %2d/%-2d cases", names[i], cl_c(f, ok ? CL_GREEN : CL_RED),
-                   cl_verdict_name(r.verdict), Z, r.passed, r.total);
+            printf("  %-16s %s", names[i], cl_c(f, ok ? CL_GREEN : CL_RED));
+            cl_fput_padded(CL_T(cl_verdict_name(r.verdict)), 10, f);
+            printf(CL_T("%s %2d/%-2d cases"), Z, r.passed, r.total);
             if (worst > 0)
-                printf("  slowest: %5.1f%% of the ceiling %s(%s)%s", worst * 100, D, what, Z);
+                printf(CL_T("  slowest: %5.1f%% of the ceiling %s(%s)%s"), worst * 100, D, what, Z);
             printf("  %.0f/%.0f\n", r.score, r.max_score);
             if (!ok)
                 printf("  %s  %s%s\n", D, r.message ? r.message : "", Z);
         }
-        failures += !(cl_verdict_ok(r.verdict) && r.verdict != CL_V_SLOW);
+        failures += !ok;
         cl_result_free(&r);
     }
-    printf("\nYour turn: %scudalab list%s, %scudalab fetch reduce%s, then %scudalab test%s in that folder.\n", B, Z,
-           B, Z, B, Z);
-    return failures ? 1 : 0;
+    if (json) {
+        json_object_set_new(doc, "labs", labs);
+        json_object_set_new(doc, "failures", json_integer(failures));
+        print_json(doc);
+        json_decref(doc);
+    } else {
+        printf(CL_T("\nYour turn: %scudalab list%s, %scudalab fetch reduce%s, then %scudalab test%s in that folder.\n"),
+               B, Z, B, Z, B, Z);
+    }
+    return failures ? CL_EXIT_FAILED : CL_EXIT_OK;
 }
 
-static int tour_no_gpu(char **names, int n)
+static int tour_no_gpu(char **names, int n, int json)
 {
     FILE *f = stdout;
     const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *Y = cl_c(f, CL_YELLOW), *Z = cl_c0(f);
-    printf("%sNo GPU on this machine%s: solutions cannot run here, so nothing can be tested or\n"
-           "timed. What works without a GPU:\n\n",
-           Y, Z);
-    if (!cl_nvcc_path()) {
-        printf("  compiling solutions: %sno nvcc found%s (install the CUDA toolkit)\n", Y, Z);
+    json_t *doc = json ? json_object() : NULL, *labs = json ? json_array() : NULL;
+    if (json) {
+        json_object_set_new(doc, "gpu", json_null());
+        json_object_set_new(doc, "nvcc", cl_nvcc_path() ? json_string(cl_nvcc_path()) : json_null());
     } else {
-        printf("%s1. Compiling solutions%s (nvcc, for sm_80 unless you pass --arch):\n", B, Z);
-        int bad = 0;
+        printf(CL_T("%sNo GPU on this machine%s: solutions cannot run here, so nothing can be tested or\n"
+                    "timed. What works without a GPU:\n\n"),
+               Y, Z);
+    }
+    int bad = 0;
+    if (!cl_nvcc_path()) {
+        if (!json)
+            printf(CL_T("  compiling solutions: %sno nvcc found%s (install the CUDA toolkit)\n"), Y, Z);
+    } else {
+        if (!json)
+            printf(CL_T("%s1. Compiling solutions%s (nvcc, for sm_80 unless you pass --arch):\n"), B, Z);
         for (int i = 0; i < n; i++) {
             const char *kinds[2] = {"reference", "skeleton"};
             char paths[2][CL_PATH_MAX];
             snprintf(paths[0], sizeof paths[0], "%s/reference/%s.cu", cl_home_dir(), names[i]);
             snprintf(paths[1], sizeof paths[1], "%s/labs/%s/%s.cu", cl_home_dir(), names[i], names[i]);
-            printf("  %-16s", names[i]);
+            json_t *row = json ? json_pack("{s:s}", "lab", names[i]) : NULL;
+            if (!json)
+                printf("  %-16s", names[i]);
             for (int k = 0; k < 2; k++) {
                 cl_grade_opts o = {0};
                 o.lab = names[i];
                 o.solution = paths[k];
-                o.progress = cl_cli_progress;
+                o.progress = json ? NULL : cl_cli_progress;
                 cl_result r;
                 cl_err err;
                 int rc = cl_grade(&o, &r, &err);
                 cl_progress_clear();
                 int ok = rc == 0 && r.verdict == CL_V_CORRECT;
                 bad += !ok;
-                printf(" %s %s%s%s", kinds[k], cl_c(f, ok ? CL_GREEN : CL_CYAN), ok ? "compiles" : "FAILS", Z);
+                if (json)
+                    json_object_set_new(row, kinds[k],
+                                        json_string(ok ? "compiled" : rc ? "error" : cl_verdict_name(r.verdict)));
+                else
+                    printf(" %s %s%s%s", CL_T(kinds[k]), cl_c(f, ok ? CL_GREEN : CL_CYAN),
+                           ok ? CL_T("compiles") : CL_T("FAILS"), Z);
                 if (rc == 0)
                     cl_result_free(&r);
             }
-            printf("\n");
+            if (json)
+                json_array_append_new(labs, row);
+            else
+                printf("\n");
         }
-        if (bad)
-            printf("  %s(a failure here is a bug in cudalab: please report it)%s\n", D, Z);
+        if (bad && !json)
+            printf(CL_T("  %s(a failure here is a bug in cudalab: please report it)%s\n"), D, Z);
     }
-    printf("\n%s2. The question bank%s (quizzes, spaced review, mock interviews):\n", B, Z);
-    cl_tour_questions(f);
-    printf("\nOn a machine with an NVIDIA GPU, %scudalab tour%s grades every lab's reference there.\n", B, Z);
-    return 0;
+    if (json) {
+        json_object_set_new(doc, "labs", labs);
+        cl_tour_questions(f, doc);
+        print_json(doc);
+        json_decref(doc);
+        return bad ? CL_EXIT_INTERNAL : CL_EXIT_OK;
+    }
+    printf(CL_T("\n%s2. The question bank%s (quizzes, spaced review, mock interviews):\n"), B, Z);
+    cl_tour_questions(f, NULL);
+    printf(CL_T("\nOn a machine with an NVIDIA GPU, %scudalab tour%s grades every lab's reference there.\n"), B, Z);
+    return bad ? CL_EXIT_INTERNAL : CL_EXIT_OK;
 }
 
 int cmd_tour(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int json = 0, ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch == 'j') json = 1;
-        else {
-            fprintf(ch == 'h' ? stdout : stderr,
-                    "usage: cudalab tour [--json]\n"
-                    "  With a GPU: grades every lab's reference solution (a real report per lab).\n"
-                    "  Without one: shows what works here (compiling, the question bank).\n");
-            return ch == 'h' ? 0 : 2;
-        }
-    }
+    int json = 0;
+    for (int i = 1; i < argc; i++)
+        json |= !strcmp(argv[i], "--json");
     char **names;
     int n;
     cl_err err;
     if (cl_lab_names(cl_home_dir(), &names, &n, &err)) {
-        fprintf(stderr, "cudalab tour: %s\n", err.msg);
-        return 2;
+        cl_cli_error("tour", CL_T("%s — is CUDALAB_HOME the cudalab folder?"), err.msg);
+        return CL_EXIT_INTERNAL;
     }
     cl_gpu_info gpu;
     cl_detect_gpu(&gpu);
-    int rc = gpu.present ? tour_gpu(names, n, json) : tour_no_gpu(names, n);
+    int rc = gpu.present ? tour_gpu(names, n, json) : tour_no_gpu(names, n, json);
     cl_lab_names_free(names, n);
     return rc;
 }

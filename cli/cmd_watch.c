@@ -153,7 +153,7 @@ static void test_once(watch *w)
     cl_result r;
     if (cl_grade(&o, &r, &err)) {
         cl_progress_clear();
-        fprintf(stderr, "cudalab watch: %s\n", err.msg);
+        cl_cli_error("watch", CL_T("%s"), err.msg);
     } else {
         cl_progress_clear();
         cl_cli_record(&r, "test", source, len, w->ws.dir, 0, 1);
@@ -220,7 +220,7 @@ int cmd_watch(int argc, char **argv)
         case 't':
             w.timeout_s = atof(optarg);
             if (w.timeout_s <= 0) {
-                fprintf(stderr, "cudalab watch: --timeout wants seconds > 0\n");
+                cl_cli_error("watch", "%s", CL_T("--timeout wants seconds > 0"));
                 return 2;
             }
             break;
@@ -237,17 +237,17 @@ int cmd_watch(int argc, char **argv)
     cl_err err;
     int found = cl_workspace_find(".", &w.ws, &err);
     if (found < 0) {
-        fprintf(stderr, "cudalab watch: %s\n", err.msg);
+        cl_cli_error("watch", CL_T("%s"), err.msg);
         return 2;
     }
     const char *lab = optind < argc ? argv[optind] : NULL;
     if (found != 0 || (lab && strcmp(lab, w.ws.lab))) {
-        fprintf(stderr, "cudalab watch: run it inside a workspace%s%s (cudalab fetch %s, then cd into it)\n",
+        cl_cli_error("watch", CL_T("run it inside a workspace%s%s (cudalab fetch %s, then cd into it)"),
                 lab ? " of " : "", lab ? lab : "", lab ? lab : "<lab>");
         return 2;
     }
     if (chdir(w.ws.dir)) {
-        fprintf(stderr, "cudalab watch: cannot enter %s\n", w.ws.dir);
+        cl_cli_error("watch", CL_T("cannot enter %s"), w.ws.dir);
         return 2;
     }
     w.base = strrchr(w.ws.solution, '/') ? strrchr(w.ws.solution, '/') + 1 : w.ws.solution;
@@ -267,7 +267,7 @@ int cmd_watch(int argc, char **argv)
     if (wd >= 0 && slash)
         wd_parent = inotify_add_watch(ifd, parent, IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR);
     if (ifd < 0 || wd < 0) {
-        fprintf(stderr, "cudalab watch: cannot watch %s: %s\n", w.ws.dir, strerror(errno));
+        cl_cli_error("watch", CL_T("cannot watch %s: %s"), w.ws.dir, strerror(errno));
         if (ifd >= 0) close(ifd);
         return 2;
     }

@@ -2,8 +2,10 @@
 #ifndef CUDALAB_TOUR_QUESTIONS_H
 #define CUDALAB_TOUR_QUESTIONS_H
 
+#include <jansson.h>
 #include <stdio.h>
 
-void cl_tour_questions(FILE *f);
+/* Prints the topics and counts (json NULL), or adds them to json as "questions". */
+void cl_tour_questions(FILE *f, json_t *json);
 
 #endif

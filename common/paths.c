@@ -67,18 +67,38 @@ const char *cl_home_dir(void)
     return g_home;
 }
 
+static void (*g_warn)(const char *why, const char *dir);
+
+void cl_paths_set_warn(void (*warn)(const char *why, const char *dir)) { g_warn = warn; }
+
+/* $XDG_x_HOME/cudalab, else $HOME/<fallback>/cudalab; when neither can be used (HOME unset,
+ * read-only), a folder of this user's under $TMPDIR or /tmp, with a one-line warning. */
 static int xdg_dir(const char *var, const char *fallback, char *out, size_t n, cl_err *err)
 {
-    const char *base = getenv(var);
+    const char *base = getenv(var), *home = getenv("HOME");
+    char why[CL_PATH_MAX + 64] = "";
     if (base && *base) {
         snprintf(out, n, "%s/cudalab", base);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home)
-            return cl_err_set(err, "neither $%s nor $HOME is set", var);
+        if (cl_mkdirs(out, err) == 0)
+            return 0;
+        snprintf(why, sizeof why, "%s", err ? err->msg : "");
+    } else if (home && *home) {
         snprintf(out, n, "%s/%s/cudalab", home, fallback);
+        if (cl_mkdirs(out, err) == 0)
+            return 0;
+        snprintf(why, sizeof why, "%s", err ? err->msg : "");
+    } else {
+        snprintf(why, sizeof why, "neither $%s nor $HOME is set", var);
     }
-    return cl_mkdirs(out, err);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out, n, "%s/cudalab-%u/%s", tmp && *tmp ? tmp : "/tmp", (unsigned)getuid(),
+             strrchr(fallback, '/') ? strrchr(fallback, '/') + 1 : fallback + 1);
+    if (cl_mkdirs(out, err))
+        return cl_err_wrap(err, "%s, and the temporary folder failed too", why);
+    static int warned;
+    if (g_warn && !warned++)
+        g_warn(why, out);
+    return 0;
 }
 
 int cl_data_dir(char *out, size_t n, cl_err *err)

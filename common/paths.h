@@ -4,6 +4,7 @@
  *          share/cudalab, else the source tree the binary was built from)
  *   data   $XDG_DATA_HOME/cudalab (default ~/.local/share/cudalab): progress database
  *   cache  $XDG_CACHE_HOME/cudalab (default ~/.cache/cudalab): device ceilings, builds
+ *   (either: $TMPDIR/cudalab-<uid>/ when HOME is unset or cannot be written)
  * and small file helpers that every part needs. */
 #ifndef CUDALAB_PATHS_H
 #define CUDALAB_PATHS_H
@@ -19,7 +20,9 @@ void cl_paths_set_exe(const char *argv0);
 
 /* The directory holding labs/, reference/ and questions/. Never NULL. */
 const char *cl_home_dir(void);
-/* $XDG_DATA_HOME/cudalab and $XDG_CACHE_HOME/cudalab, created on demand. */
+/* $XDG_DATA_HOME/cudalab and $XDG_CACHE_HOME/cudalab, created on demand; when HOME is unset
+ * or read-only, a temporary folder (the warn callback hears about it once). */
+void cl_paths_set_warn(void (*warn)(const char *why, const char *dir));
 int cl_data_dir(char *out, size_t n, cl_err *err);
 int cl_cache_dir(char *out, size_t n, cl_err *err);
 /* Directory holding the cudalab executables (cudalab-run sits next to cudalab). */

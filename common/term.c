@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static int g_no_color = -1;
@@ -63,4 +64,14 @@ void cl_progress_clear(void)
     fputs("\r\033[2K", stderr);
     fflush(stderr);
     g_progress_shown = 0;
+}
+
+int cl_term_width(FILE *f, int fallback)
+{
+    struct winsize ws;
+    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    int w = c ? atoi(c) : 0;
+    return w >= 20 ? w : fallback;
 }

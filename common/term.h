@@ -17,6 +17,9 @@ int cl_term_color_on(FILE *f);
 const char *cl_c(FILE *f, cl_color c);
 const char *cl_c0(FILE *f);
 
+/* Columns available on f: the terminal's width, else $COLUMNS, else fallback. */
+int cl_term_width(FILE *f, int fallback);
+
 /* A transient status line on stderr ("compiling reduce.cu…"); no-op off a terminal. */
 void cl_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cl_progress_clear(void);

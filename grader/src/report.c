@@ -8,6 +8,7 @@
 
 #include "paths.h"
 #include "strbuf.h"
+#include "i18n.h"
 #include "term.h"
 
 /* ---- JSON ---- */
@@ -312,7 +313,7 @@ static void print_output_tail(const cl_result *r, FILE *f)
         return;
     size_t len = strlen(r->output);
     const char *start = len > 1500 ? r->output + len - 1500 : r->output;
-    fprintf(f, "  %soutput of the solution%s%s:\n", cl_c(f, CL_DIM), len > 1500 ? " (last 1500 bytes)" : "",
+    fprintf(f, CL_T("  %soutput of the solution%s%s:\n"), cl_c(f, CL_DIM), len > 1500 ? CL_T(" (last 1500 bytes)") : "",
             cl_c0(f));
     for (const char *p = start; *p;) {
         const char *eol = strchr(p, '\n');
@@ -344,18 +345,18 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
                *Z = cl_c0(f);
     fprintf(f, "%s%s%s  %s   %sseed %llu%s\n", B, r->lab, Z, r->title, D, (unsigned long long)r->seed, Z);
     if (r->compiled && r->arch[0])
-        fprintf(f, "  compile      %sok%s  %s%s\n", G, Z, r->arch, r->compile_cached ? " (cached)" : "");
+        fprintf(f, CL_T("  compile      %sok%s  %s%s\n"), G, Z, r->arch, r->compile_cached ? CL_T(" (cached)") : "");
     if (r->verdict == CL_V_COMPILE_ERROR && r->detail) {
-        fprintf(f, "  compile      %sfailed%s\n", R, Z);
+        fprintf(f, CL_T("  compile      %sfailed%s\n"), R, Z);
         fputs(r->detail, f);
         if (r->detail[0] && r->detail[strlen(r->detail) - 1] != '\n')
             fputc('\n', f);
     }
     if (r->tensor_cores >= 0)
-        fprintf(f, "  tensor cores %s%s%s\n", r->tensor_cores ? G : R,
-                r->tensor_cores ? "HMMA/HGMMA instructions present" : "none: no HMMA/HGMMA instructions", Z);
+        fprintf(f, CL_T("  tensor cores %s%s%s\n"), r->tensor_cores ? G : R,
+                r->tensor_cores ? CL_T("HMMA/HGMMA instructions present") : CL_T("none: no HMMA/HGMMA instructions"), Z);
     if (r->total > 0) {
-        fprintf(f, "  correctness  %s%d/%d%s cases passed\n", r->passed == r->total ? G : R, r->passed, r->total, Z);
+        fprintf(f, CL_T("  correctness  %s%d/%d%s cases passed\n"), r->passed == r->total ? G : R, r->passed, r->total, Z);
         for (int i = 0; i < r->ncases; i++) {
             const cl_case_result *c = &r->cases[i];
             if (c->bench)
@@ -369,7 +370,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
             if (!ok) {
                 fprintf(f, ": %s", c->message ? c->message : c->status);
                 if (c->has_values)
-                    fprintf(f, "\n         at %s: expected %.9g, got %.9g", c->where ? c->where : "?", c->expected,
+                    fprintf(f, CL_T("\n         at %s: expected %.9g, got %.9g"), c->where ? c->where : "?", c->expected,
                             c->got);
             }
             fputc('\n', f);
@@ -385,13 +386,21 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
         if (!c->bench)
             continue;
         if (!header) {
-            fprintf(f, "  performance  %s", r->gpu);
+            fprintf(f, CL_T("  performance  %s"), r->gpu);
             double bw = r->ceiling == CL_CEIL_READ ? r->read_gbps : r->ceiling == CL_CEIL_WRITE ? r->write_gbps
                                                                                                : r->copy_gbps;
             if (bw > 0 && (r->ceiling == CL_CEIL_COPY || r->ceiling == CL_CEIL_READ || r->ceiling == CL_CEIL_WRITE))
-                fprintf(f, " %s(%s %.0f GB/s)%s", D, cl_ceiling_name((cl_ceiling)r->ceiling), bw, Z);
-            fprintf(f, "\n    %s%-22s %-26s %-16s %-10s %-9s %s%s\n", D, "case", "median [min - max] ms", "metric",
-                    "of ceiling", "vs ref", "tier", Z);
+                fprintf(f, " %s(%s %.0f GB/s)%s", D, CL_T(cl_ceiling_name((cl_ceiling)r->ceiling)), bw, Z);
+            /* the column titles padded by display width, so Chinese titles align with the rows */
+            const char *titles[] = {CL_T("case"), CL_T("median [min - max] ms"), CL_T("metric"), CL_T("of ceiling"),
+                                    CL_T("vs ref")};
+            const int widths[] = {22, 26, 16, 10, 9};
+            fprintf(f, "\n    %s", D);
+            for (int k = 0; k < 5; k++) {
+                cl_fput_padded(titles[k], widths[k], f);
+                fputc(' ', f);
+            }
+            fprintf(f, "%s%s\n", CL_T("tier"), Z);
             header = 1;
         }
         if (c->runs == 0) {
@@ -407,7 +416,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
             snprintf(ref, sizeof ref, "%.2fx", c->ref_ratio);
         const char *tc = c->tier && !strcmp(c->tier, "slow") ? R : G;
         fprintf(f, "    %-22s %-26s %-16s %-10s %-9s %s%s%s\n", c->name, range, metric, frac, ref, tc,
-                c->tier ? c->tier : "-", Z);
+                c->tier ? CL_T(c->tier) : "-", Z);
         if (c->scaled)
             fprintf(f, "      %s%s%s\n", D, c->scaled, Z);
     }
@@ -416,20 +425,25 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     if (!cl_verdict_ok(r->verdict) && r->verdict != CL_V_COMPILE_ERROR)
         print_output_tail(r, f);
     if (!r->did_test && r->verdict == CL_V_CORRECT) { /* cudalab compile */
-        fprintf(f, "  result       %scompiled%s  %s\n", G, Z, r->message ? r->message : "");
+        fprintf(f, CL_T("  result       %scompiled%s  %s\n"), G, Z, r->message ? r->message : "");
         return;
     }
     cl_strbuf v;
     cl_sb_init(&v);
     for (const char *p = cl_verdict_name(r->verdict); *p; p++)
         cl_sb_printf(&v, "%c", (*p >= 'a' && *p <= 'z') ? *p - 32 : *p == '_' ? ' ' : *p);
-    fprintf(f, "  verdict      %s%s%s%s", B, cl_c(f, verdict_color(r->verdict)), cl_sb_str(&v), Z);
+    if (cl_lang_current() == CL_LANG_ZH) { /* Chinese has no capitals: the verdict's own word */
+        cl_sb_free(&v);
+        cl_sb_init(&v);
+        cl_sb_append(&v, CL_T(cl_verdict_name(r->verdict)));
+    }
+    fprintf(f, CL_T("  verdict      %s%s%s%s"), B, cl_c(f, verdict_color(r->verdict)), cl_sb_str(&v), Z);
     cl_sb_free(&v);
     if (r->message)
         fprintf(f, "  %s", r->message);
     fputc('\n', f);
     if (r->did_test && r->max_score > 0 && r->verdict != CL_V_ERROR && r->verdict != CL_V_NO_DEVICE)
-        fprintf(f, "  score        %.1f / %.0f   %s(reproduce with --seed %llu)%s\n", r->score, r->max_score, D,
+        fprintf(f, CL_T("  score        %.1f / %.0f   %s(reproduce with --seed %llu)%s\n"), r->score, r->max_score, D,
                 (unsigned long long)r->seed, Z);
 }
 

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "i18n.h" /* cl_ascii_fold */
 #include "term.h"
 
 void cl_io_init(cl_io *io, FILE *in, FILE *out, cl_lang lang, int rate)
@@ -33,6 +34,7 @@ int cl_io_read_line(cl_io *io, char *buf, size_t n)
     }
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
         buf[--len] = '\0';
+    cl_ascii_fold(buf); /* ｂ, ４, ：q and a trailing 。 from a Chinese input method */
     if (!io->interactive) /* a script: echo what was read, so the transcript reads well */
         fprintf(io->out, "%s\n", buf);
     return 0;

@@ -1,4 +1,4 @@
-/* question.c: small helpers over cl_question and the language choice. */
+/* question.c: small helpers over cl_question (the language setting is common/lang.c). */
 #include "questions/question.h"
 
 #include <stdlib.h>
@@ -88,24 +88,3 @@ int cl_question_shared_tags(const cl_question *a, const cl_question *b)
     return n;
 }
 
-
-int cl_lang_pick(const char *flag, cl_lang *out)
-{
-    if (flag && *flag) {
-        if (!strcmp(flag, "en")) { *out = CL_LANG_EN; return 0; }
-        if (!strcmp(flag, "zh")) { *out = CL_LANG_ZH; return 0; }
-        return -1;
-    }
-    /* POSIX precedence: LC_ALL overrides LC_MESSAGES overrides LANG. */
-    static const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
-    *out = CL_LANG_EN;
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) {
-            if (!strncmp(v, "zh", 2))
-                *out = CL_LANG_ZH;
-            return 0;
-        }
-    }
-    return 0;
-}

@@ -11,7 +11,7 @@ void cl_tally_add(cl_session_result *r, const cl_question *q, const cl_grade *g)
 {
     r->asked++;
     r->points += g->score;
-    if (g->status == CL_GRADE_EMPTY)
+    if (g->status == CL_GRADE_EMPTY || g->status == CL_GRADE_UNREADABLE) /* a piped typo is not a wrong answer */
         r->skipped++;
     else if (g->score >= 0.999)
         r->right++;
@@ -71,7 +71,7 @@ int cl_session_ask(cl_session *s, const cl_question *q, uint64_t seed, const cha
         asked->rating = cl_rating_for_score(asked->grade.score);
     }
     cl_tally_add(s->result, q, &asked->grade);
-    if (s->db) {
+    if (s->db && asked->grade.status != CL_GRADE_UNREADABLE) { /* nor a lapse in the review schedule */
         cl_attempt a = {s->now + (int64_t)asked->seconds, s->mode, &inst, asked->grade.score,
                         asked->rating, asked->answer, asked->seconds};
         int was_in = 0, in_deck = 0;

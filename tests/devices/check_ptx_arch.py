@@ -32,7 +32,7 @@ def main() -> int:
         p, r = compile_report(cudalab, lab, arch, env)
         built = (r or {}).get("compile", {}).get("arch")
         print(f"--arch {arch}: exit {p.returncode}, verdict {(r or {}).get('verdict')}, built as {built}")
-        ok = ok and r is not None and r.get("verdict") == "correct" and built == arch
+        ok = ok and r is not None and r.get("verdict") == "compiled" and built == arch
     p, r = compile_report(cudalab, lab, "compute_x", env)
     print(f"--arch compute_x: exit {p.returncode}: {(r or {}).get('message') or p.stderr.strip()}")
     ok = ok and p.returncode != 0 and "is not an architecture" in (p.stdout + p.stderr)

@@ -29,7 +29,7 @@ expect() {
 expect 0 "usage: cudalab ladder LAB" "" -- ladder --help
 expect 2 "" "usage: cudalab ladder LAB" -- ladder
 expect 2 "" "usage: cudalab ladder LAB" -- ladder reduce softmax
-expect 2 "" "usage: cudalab ladder LAB" -- ladder reduce --bogus
+expect 2 "" "cudalab ladder: unknown option '--bogus'" -- ladder reduce --bogus
 expect 2 "" "no lab named 'no_such_lab'" -- ladder no_such_lab
 expect 3 "" "no GPU on this machine: the [0-9]* steps of reduce" -- ladder reduce
 expect 3 "" "no GPU on this machine: the 8 steps of gemm" -- ladder gemm --json

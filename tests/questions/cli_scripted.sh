@@ -34,10 +34,11 @@ printf '32\n' | "$CUDALAB" quiz --bank "$GOOD" --id fx-warp-size --seed 1 --no-r
 status_is $? 0 "quiz stdin"
 has out "Right." "quiz stdin"
 has out "Score: 1.0/1" "quiz stdin"
-# an unreadable scripted answer counts as wrong and the run goes on
+# an unreadable scripted answer is reported and not counted (skipped, no lapse); the run goes on
 printf 'zebra\n' | "$CUDALAB" quiz --bank "$GOOD" --id fx-mem-banks --seed 1 --no-record >out 2>err
 has out "Could not read 'zebra'" "quiz unreadable"
 has out "Score: 0.0/1" "quiz unreadable"
+has out "0 wrong · 1 skipped" "quiz unreadable: not counted as wrong"
 # the language follows --lang, else the locale
 printf '\n' | LANG=zh_CN.UTF-8 "$CUDALAB" quiz --bank "$GOOD" --id fx-warp-size --no-record >out 2>err
 has out "一个 warp 有多少个线程" "quiz zh locale"

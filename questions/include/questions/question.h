@@ -9,13 +9,13 @@
 
 #include <stdint.h>
 
+#include "lang.h" /* cl_lang, cl_lang_pick, CL_TR: one language setting for all of cudalab */
+
 #define CL_Q_MAX_CHOICES 8
 #define CL_Q_MIN_ITEMS 3
 #define CL_Q_MAX_ITEMS 8
 #define CL_Q_MAX_VARIANTS 5
 #define CL_Q_MAX_PARAMS 12
-
-typedef enum { CL_LANG_EN = 0, CL_LANG_ZH = 1 } cl_lang;
 
 typedef enum {
     CL_Q_SINGLE = 0,
@@ -116,10 +116,5 @@ int cl_question_has_tag(const cl_question *q, const char *tag);
 /* Number of tags two questions share. */
 int cl_question_shared_tags(const cl_question *a, const cl_question *b);
 
-/* The language: flag ("en", "zh") if given, else LC_ALL, LC_MESSAGES, LANG (the first
- * one set; zh* means Chinese), else English. -1 when flag is neither en nor zh. */
-int cl_lang_pick(const char *flag, cl_lang *out);
-/* Picks the en or zh string literal: TR(lang, "Correct", "正确"). */
-#define CL_TR(lang, en, zh) ((lang) == CL_LANG_ZH ? (zh) : (en))
 
 #endif
