@@ -36,12 +36,14 @@ static int grade_sheets(const cl_bank *bank, char **files, int nfiles, const cha
 }
 
 /* Letters (any script), digits, . _ - @; not empty, not starting with '.', no "..". */
+/* An id names files and CSV rows: no path separator, no "..", no control character (what
+ * looks like a spreadsheet formula is defused where the CSV is written). */
 static int student_id_ok(const char *s)
 {
     if (!*s || *s == '.' || strstr(s, ".."))
         return 0;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (!(*p >= 0x80 || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z') || strchr("._-@", *p)))
+        if (*p < 0x20 || *p == 0x7f || *p == '/' || *p == '\\')
             return 0;
     return 1;
 }

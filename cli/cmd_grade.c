@@ -184,16 +184,19 @@ int cmd_grade(int argc, char **argv)
         return CL_EXIT_USAGE;
     /* no GPU, nothing to grade on: say so and write no score (a Slurm array runs elsewhere; --runner is the
      * CPU test suite's host runner; --report-only grades nothing) */
+    /* (the class run still records each submission as not graded, with no score, so the
+     * instructor's reports say why; the exit status says the machine was the problem) */
+    int no_gpu = 0;
     if (!o.report_only && !o.slurm && !o.runner) {
         cl_gpu_info gpu;
         cl_detect_gpu(&gpu);
         if (!gpu.present) {
             cl_cli_error("grade", CL_T("no GPU on this machine, so nothing was graded and no score written — run it "
                                        "where there is an NVIDIA GPU, or on a GPU cluster with --slurm"));
-            return CL_EXIT_ENV;
-        }
-        if (cl_cli_check_arch("grade", o.arch, 1))
+            no_gpu = 1;
+        } else if (cl_cli_check_arch("grade", o.arch, 1)) {
             return CL_EXIT_USAGE;
+        }
     }
     if (!o.out) {
         snprintf(out_default, sizeof out_default, "grades-%s", o.lab);
@@ -204,6 +207,11 @@ int cmd_grade(int argc, char **argv)
     cl_class_summary sum;
     int rc = cl_class_grade(&o, &sum, &err);
     cl_progress_clear();
+    if (no_gpu) {
+        if (rc)
+            cl_cli_error("grade", "%s", err.msg);
+        return CL_EXIT_ENV;
+    }
     if (rc) {
         cl_cli_error("grade", "%s", err.msg);
         return CL_EXIT_USAGE; /* the submissions, roster, course file or output folder given */

@@ -462,7 +462,7 @@ def test_exam_csv():
     run = lambda *a: subprocess.run([ct.A.cudalab, "exam", *a], capture_output=True, text=True, timeout=120,
                                     env=e, cwd=d)
     a = os.path.join(d, "a.txt")
-    p = run("--seed", "7", "--n", "3", "--student", "=cmd|' /C calc'!A0", "--blank", a)
+    p = run("--seed", "7", "--n", "3", "--student", "=cmd|' -C calc'!A0", "--blank", a)
     check(p.returncode == 0, p.stderr)
     b = os.path.join(d, "b.txt")
     p = run("--seed", "7", "--n", "3", "--student", "bo", "--blank", b)
