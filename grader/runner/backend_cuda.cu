@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_sticky.h"
 #include "grader/timing_kernels.cuh"
 
 extern "C" {
@@ -75,23 +76,8 @@ static int cuda_fail(cudaError_t e, const char *what)
 // Errors after which the context is unusable: the runner must stop and say so.
 static void check_fatal(cudaError_t e)
 {
-    switch (e) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchFailure:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorHardwareStackError:
-    case cudaErrorAssert:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorUnknown:
+    if (cl_cuda_sticky(e))
         g_fatal = 1;
-        break;
-    default:
-        break;
-    }
 }
 
 static double now_ms(void)

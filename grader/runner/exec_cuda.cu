@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_sticky.h"
 #include "grader/timing_kernels.cuh"
 
 extern "C" {
@@ -170,26 +171,6 @@ extern "C" int xb_call(uint64_t k, void (*fn)(void *), void *ctx, char *err, siz
     return 0;
 }
 
-static int sticky(cudaError_t e)
-{
-    switch (e) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchFailure:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorHardwareStackError:
-    case cudaErrorAssert:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorUnknown:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 extern "C" int xb_finish(double *ev_ms, char *err, size_t errn)
 {
     cudaError_t e = cudaEventSynchronize(g_e1);
@@ -199,7 +180,7 @@ extern "C" int xb_finish(double *ev_ms, char *err, size_t errn)
         e = cudaGetLastError();
     if (e != cudaSuccess) {
         cuda_err(e, "CUDA error", err, errn);
-        return sticky(e) ? CL_DS_FATAL : CL_DS_CUDA_ERROR;
+        return cl_cuda_sticky(e) ? CL_DS_FATAL : CL_DS_CUDA_ERROR;
     }
     float ms = 0;
     e = cudaEventElapsedTime(&ms, g_e0, g_e1);
