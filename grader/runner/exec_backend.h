@@ -20,6 +20,9 @@ int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn);
 /* 1 when a call waits for the go word on the device; 0 when it waits for LM_GO. */
 int xb_gated(void);
 void *xb_stream(void);
+/* Right after the solution is loaded: GPU, makes the runtime load its modules now, while
+ * nothing in the context waits (a module loaded behind a waiting stream never loads). */
+int xb_loaded(char *err, size_t errn);
 /* GPU: enqueues, for call k, a wait for go >= k, a short spin (so the start mark fires once
  * the solution's launches are queued) and the start mark. Host backend: nothing. */
 int xb_arm(uint64_t k, char *err, size_t errn);

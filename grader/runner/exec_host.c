@@ -51,6 +51,12 @@ int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn)
 int xb_gated(void) { return 0; }
 void *xb_stream(void) { return NULL; }
 
+int xb_loaded(char *err, size_t errn)
+{
+    (void)err, (void)errn;
+    return 0;
+}
+
 int xb_arm(uint64_t k, char *err, size_t errn)
 {
     (void)k, (void)err, (void)errn;

@@ -232,6 +232,10 @@ static int load(const char *solution, const char *entry_name, int sanitized, voi
         reply(LM_LOADED, CL_LS_MISSING_SYMBOL, 0, 0, err);
         return -1;
     }
+    if (xb_loaded(err, sizeof err)) {
+        reply(LM_LOADED, CL_LS_LOAD_ERROR, 0, 0, err);
+        return -1;
+    }
     reply(LM_LOADED, CL_LS_OK, 0, 0, NULL);
     return 0;
 }
