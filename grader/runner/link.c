@@ -230,28 +230,6 @@ int cl_link_load(cl_link *l, char *msg, size_t n)
     return m.status;
 }
 
-typedef struct alive_ctx {
-    cl_link *l;
-    cl_lmsg early; /* a reply that came before done: an error, or EOF */
-    int have_early, eof; /* eof: cl_lm_recv's failure code */
-} alive_ctx;
-
-/* While the judge waits on the GPU: is the exec still there and not reporting a failure? */
-static int exec_alive(void *vctx)
-{
-    alive_ctx *a = vctx;
-    if (a->have_early || a->eof)
-        return 0;
-    int rc = cl_lm_recv(a->l->sock, &a->early, NULL, 0);
-    if (rc == -2)
-        return 1;
-    if (rc == 0)
-        a->have_early = 1;
-    else
-        a->eof = rc;
-    return 0;
-}
-
 /* How a call ended before its done: rc is cl_lm_recv's (0: message m came out of turn). */
 static cl_call_status call_failed_early(cl_link *l, const cl_lmsg *m, int rc, char *msg, size_t n)
 {
@@ -333,51 +311,56 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
         }
         return CL_CALL_OK;
     }
-    /* the GPU: the exec's stream waits for go >= k; the judge prepares, stamps, opens */
+    /* the GPU: the exec's stream waits for go >= k; the judge prepares, stamps t0, opens */
     cl_lm_trace("judge", "call %llu armed", (unsigned long long)k);
     int brc = be_sentinel_start();
-    cl_lm_trace("judge", "sentinel started (%d)", brc);
     brc = brc || (prepare && prepare(ctx));
-    cl_lm_trace("judge", "prepared (%d)", brc);
     brc = brc || be_go(k);
     cl_lm_trace("judge", "go (%d)", brc);
-    brc = brc || be_wait_done(k) || (snapshot && snapshot(ctx)) || be_sentinel_end();
-    cl_lm_trace("judge", "wait+snapshot enqueued (%d)", brc);
     if (brc) {
         snprintf(msg, n, "%s", be_error());
         be_unblock(k);
         return CL_CALL_JUDGE_ERR;
     }
-    alive_ctx ac = {l, {0}, 0, 0};
+    /* While the solution runs, the judge's context has nothing queued. A judge stream that
+     * waited on the GPU for done kept the judge's context on the GPU for a whole time slice
+     * (2.06 ms on the H100, measured: every timed run longer by that much than the same call
+     * in calibration), so the judge waits here, on the host, for the exec's done message
+     * (sent once the exec's whole context is idle), and only then stamps t1. */
+    rc = cl_lm_recv(l->sock, &r, NULL, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
+    cl_lm_trace("judge", "done heard (%d)", rc);
     int timed_out = 0;
-    rc = be_settle(timeout_s, exec_alive, &ac, &t->bracket_ms, &t->gap_us, &timed_out);
-    cl_lm_trace("judge", "settled rc %d early %d eof %d bracket %.4f ms gap %.2f us", rc, ac.have_early, ac.eof,
-                t->bracket_ms, t->gap_us);
-    if (ac.have_early || ac.eof) {
+    if (rc || r.type != LM_DONE || r.k != k || r.status != CL_DS_OK) {
         be_unblock(k);
-        if (ac.have_early && ac.early.type == LM_DONE && ac.early.status == CL_DS_OK && ac.early.k == k) {
-            /* done arrived while we polled: the normal end */
-            if (rc == 0 && be_settle(timeout_s, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out) == 0) {
-                t->ev_ms = ac.early.ev_ms;
-                return CL_CALL_OK;
-            }
-        } else {
-            be_settle(5.0, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out);
-            return call_failed_early(l, &ac.early, ac.eof, msg, n);
+        be_settle(5.0, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out);
+        if (rc == -2) {
+            snprintf(msg, n, "the call did not finish within %.0f s", timeout_s);
+            return CL_CALL_TIMEOUT;
         }
+        return call_failed_early(l, &r, rc, msg, n);
     }
-    if (timed_out) {
+    brc = be_wait_done(k) || (snapshot && snapshot(ctx)) || be_sentinel_end();
+    cl_lm_trace("judge", "t1+snapshot enqueued (%d)", brc);
+    if (brc) {
+        snprintf(msg, n, "%s", be_error());
         be_unblock(k);
-        snprintf(msg, n, "the call did not finish within %.0f s", timeout_s);
-        return CL_CALL_TIMEOUT;
+        return CL_CALL_JUDGE_ERR;
     }
+    /* the done word was written before the exec said so, unless the solution's code broke
+     * its own process: then the judge's wait would never end */
+    rc = be_settle(10.0, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out);
+    cl_lm_trace("judge", "settled rc %d bracket %.4f ms gap %.2f us", rc, t->bracket_ms, t->gap_us);
     if (rc) {
         snprintf(msg, n, "%s", be_error());
         return CL_CALL_JUDGE_ERR;
     }
-    rc = cl_lm_recv(l->sock, &r, NULL, 10000);
-    if (rc || r.type != LM_DONE || r.k != k || r.status != CL_DS_OK)
-        return call_failed_early(l, &r, rc, msg, n);
+    if (timed_out) {
+        be_unblock(k);
+        be_settle(5.0, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out);
+        snprintf(msg, n, "the solution's process said call %llu was done but never marked it done on the GPU",
+                 (unsigned long long)k);
+        return CL_CALL_PROTOCOL;
+    }
     t->ev_ms = r.ev_ms;
     return CL_CALL_OK;
 }
