@@ -61,62 +61,68 @@ static const char *type_name(int elem_bytes)
     }
 }
 
-static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
+/* The access one variant asks about: element size, stride in elements between
+ * consecutive threads, and pad >= 0 when the access is a column read of a padded tile. */
+typedef struct {
+    int elem, stride, pad;
+} bank_access;
+
+static bank_access draw_access(cl_rng *r, int variant)
 {
-    cl_rng r;
-    cl_gen_rng(&r, seed, q->difficulty);
-    int elem = 4, stride = 1, pad = -1; /* pad >= 0: a tile column read */
-    switch (q->difficulty) {
+    bank_access x = {4, 1, -1};
+    switch (variant) {
     case 1: {
         static const int s[] = {1, 2, 4, 8, 16, 32};
-        stride = cl_gen_pick(&r, s, CL_NELEMS(s));
+        x.stride = cl_gen_pick(r, s, CL_NELEMS(s));
         break;
     }
     case 2:
-        stride = cl_rng_range(&r, 1, 40);
+        x.stride = cl_rng_range(r, 1, 40);
         break;
     case 3: {
         static const int p[] = {0, 1, 2, 4, 8, 16};
-        pad = cl_gen_pick(&r, p, CL_NELEMS(p));
-        stride = 32 + pad;
+        x.pad = cl_gen_pick(r, p, CL_NELEMS(p));
+        x.stride = 32 + x.pad;
         break;
     }
     case 4: {
         static const int e[] = {8, 8, 4};
-        elem = cl_gen_pick(&r, e, CL_NELEMS(e));
-        stride = cl_rng_range(&r, 1, 8);
+        x.elem = cl_gen_pick(r, e, CL_NELEMS(e));
+        x.stride = cl_rng_range(r, 1, 8);
         break;
     }
     default: {
         static const int e[] = {2, 8, 16};
-        elem = cl_gen_pick(&r, e, CL_NELEMS(e));
-        if (cl_rng_below(&r, 2)) {
+        x.elem = cl_gen_pick(r, e, CL_NELEMS(e));
+        if (cl_rng_below(r, 2)) {
             static const int p[] = {0, 1, 2, 4};
-            pad = cl_gen_pick(&r, p, CL_NELEMS(p));
-            stride = 32 + pad;
+            x.pad = cl_gen_pick(r, p, CL_NELEMS(p));
+            x.stride = 32 + x.pad;
         } else {
-            stride = cl_rng_range(&r, 1, elem == 2 ? 64 : 8);
+            x.stride = cl_rng_range(r, 1, x.elem == 2 ? 64 : 8);
         }
         break;
     }
     }
-    cl_bank_conflict bc;
-    if (cl_bank_conflict_degree(elem, stride, &bc))
-        return cl_err_set(err, "bad parameters elem=%d stride=%d", elem, stride);
+    return x;
+}
 
-    const char *ty = type_name(elem);
+static void write_prompt(cl_question *q, const bank_access *x, cl_arena *a)
+{
+    const char *ty = type_name(x->elem);
     const char *code_en, *code_zh;
-    if (pad >= 0) {
+    if (x->pad >= 0) {
         code_en = cl_arena_printf(a, "__shared__ %s tile[32][%d];  // %s\n"
                                      "    %s v = tile[threadIdx.x][col];  // a warp reads one column",
-                                  ty, 32 + pad,
-                                  pad ? cl_arena_printf(a, "32 columns + %d of padding", pad) : "no padding", ty);
+                                  ty, 32 + x->pad,
+                                  x->pad ? cl_arena_printf(a, "32 columns + %d of padding", x->pad) : "no padding",
+                                  ty);
         code_zh = cl_arena_printf(a, "__shared__ %s tile[32][%d];  // %s\n"
                                      "    %s v = tile[threadIdx.x][col];  // 一个线程束读取一整列",
-                                  ty, 32 + pad,
-                                  pad ? cl_arena_printf(a, "32 列 + %d 列填充", pad) : "无填充", ty);
+                                  ty, 32 + x->pad, x->pad ? cl_arena_printf(a, "32 列 + %d 列填充", x->pad) : "无填充",
+                                  ty);
     } else {
-        code_en = cl_arena_printf(a, "__shared__ %s s[4096];\n    %s v = s[threadIdx.x * %d];", ty, ty, stride);
+        code_en = cl_arena_printf(a, "__shared__ %s s[4096];\n    %s v = s[threadIdx.x * %d];", ty, ty, x->stride);
         code_zh = code_en;
     }
     const char *model_en = "Assume 32 banks of 4 bytes; a request is served 128 bytes per phase "
@@ -133,8 +139,63 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         "一个 warp（线程束，threadIdx.x = 0..31）执行：\n\n    %s\n\n%s\n"
         "这次访问是几路（n-way）bank 冲突（存储体冲突）？请填 n（1 表示无冲突）。",
         code_zh, model_zh);
+}
 
-    int word_stride_x4 = stride * elem; /* bytes between consecutive threads */
+/* 4-byte elements served in one phase: the gcd argument, word by word. */
+static void explain_one_phase(cl_question *q, const bank_access *x, const cl_bank_conflict *bc,
+                              const char *fix_en, const char *fix_zh, cl_arena *a)
+{
+    const char *verdict_en = bc->degree == 1
+        ? cl_arena_printf(a, "every bank serves one word: conflict-free, a single wavefront")
+        : cl_arena_printf(a, "%s %d-way conflict: %d wavefronts instead of 1",
+                          bc->degree == 8 || bc->degree == 11 || bc->degree == 18 ? "an" : "a", bc->degree,
+                          bc->wavefronts);
+    const char *verdict_zh = bc->degree == 1
+        ? cl_arena_printf(a, "每个 bank 只提供一个字：无冲突，只需一个 wavefront")
+        : cl_arena_printf(a, "%d 路冲突：需要 %d 个 wavefront，而不是 1 个", bc->degree, bc->wavefronts);
+    int stride = x->stride;
+    q->explanation.en = cl_arena_printf(a,
+        "Thread t reads word t*%d, which lives in bank (t*%d) mod 32. Two threads t and t' "
+        "collide when (t-t')*%d is a multiple of 32, so each bank serves gcd(%d, 32) = %d "
+        "different word%s: %s. %s",
+        stride, stride, stride, stride, bc->degree, bc->degree == 1 ? "" : "s", verdict_en, fix_en);
+    q->explanation.zh = cl_arena_printf(a,
+        "线程 t 读第 t*%d 个字，位于 bank (t*%d) mod 32。当 (t-t')*%d 是 32 的倍数时两个线程冲突，"
+        "因此每个 bank 要提供 gcd(%d, 32) = %d 个不同的字：%s。%s",
+        stride, stride, stride, stride, bc->degree, verdict_zh, fix_zh);
+}
+
+/* Any element size: phases of 128 bytes, the busiest bank in a phase. */
+static void explain_phases(cl_question *q, const bank_access *x, const cl_bank_conflict *bc,
+                           const char *fix_en, const char *fix_zh, cl_arena *a)
+{
+    int bytes_apart = x->stride * x->elem; /* bytes between consecutive threads */
+    q->explanation.en = cl_arena_printf(a,
+        "Consecutive threads are %d bytes apart. With %d-byte elements the warp is served in %d "
+        "phase%s of %d threads (128 bytes each). Within a phase, bank %d must deliver %d distinct "
+        "4-byte word%s (threads on the same word share it by broadcast), so the access is "
+        "%d-way: %d wavefront%s in total against a minimum of %d. %s",
+        bytes_apart, x->elem, bc->phases, bc->phases == 1 ? "" : "s", bc->threads_per_phase,
+        bc->worst_bank, bc->degree, bc->degree == 1 ? "" : "s", bc->degree, bc->wavefronts,
+        bc->wavefronts == 1 ? "" : "s", bc->phases, fix_en);
+    q->explanation.zh = cl_arena_printf(a,
+        "相邻线程的地址相差 %d 字节。元素为 %d 字节时，一个 warp 分 %d 个阶段处理，每阶段 %d 个线程（128 字节）。"
+        "在一个阶段内，bank %d 需要提供 %d 个不同的 4 字节字（读同一个字的线程通过广播共享），"
+        "所以是 %d 路冲突：总共 %d 个 wavefront，最少需要 %d 个。%s",
+        bytes_apart, x->elem, bc->phases, bc->threads_per_phase, bc->worst_bank, bc->degree,
+        bc->degree, bc->wavefronts, bc->phases, fix_zh);
+}
+
+static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
+{
+    cl_rng r;
+    cl_gen_rng(&r, seed, q->difficulty);
+    bank_access x = draw_access(&r, q->difficulty);
+    cl_bank_conflict bc;
+    if (cl_bank_conflict_degree(x.elem, x.stride, &bc))
+        return cl_err_set(err, "bad parameters elem=%d stride=%d", x.elem, x.stride);
+
+    write_prompt(q, &x, a);
     const char *fix_en = bc.degree > 1
         ? "Padding each row by one 4-byte word (e.g. [32][33] for floats) or swizzling the index "
           "spreads the accesses over all banks."
@@ -142,42 +203,12 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
     const char *fix_zh = bc.degree > 1
         ? "给每行补一个 4 字节字（例如 float 用 [32][33]）或对下标做 swizzle，可把访问分散到所有 bank。"
         : "无需修改：访问已分散在各个 bank 上。";
-    if (elem == 4 && bc.phases == 1) {
-        const char *verdict_en = bc.degree == 1
-            ? cl_arena_printf(a, "every bank serves one word: conflict-free, a single wavefront")
-            : cl_arena_printf(a, "%s %d-way conflict: %d wavefronts instead of 1",
-                              bc.degree == 8 || bc.degree == 11 || bc.degree == 18 ? "an" : "a", bc.degree,
-                              bc.wavefronts);
-        const char *verdict_zh = bc.degree == 1
-            ? cl_arena_printf(a, "每个 bank 只提供一个字：无冲突，只需一个 wavefront")
-            : cl_arena_printf(a, "%d 路冲突：需要 %d 个 wavefront，而不是 1 个", bc.degree, bc.wavefronts);
-        q->explanation.en = cl_arena_printf(a,
-            "Thread t reads word t*%d, which lives in bank (t*%d) mod 32. Two threads t and t' "
-            "collide when (t-t')*%d is a multiple of 32, so each bank serves gcd(%d, 32) = %d "
-            "different word%s: %s. %s",
-            stride, stride, stride, stride, bc.degree, bc.degree == 1 ? "" : "s", verdict_en, fix_en);
-        q->explanation.zh = cl_arena_printf(a,
-            "线程 t 读第 t*%d 个字，位于 bank (t*%d) mod 32。当 (t-t')*%d 是 32 的倍数时两个线程冲突，"
-            "因此每个 bank 要提供 gcd(%d, 32) = %d 个不同的字：%s。%s",
-            stride, stride, stride, stride, bc.degree, verdict_zh, fix_zh);
-    } else {
-        q->explanation.en = cl_arena_printf(a,
-            "Consecutive threads are %d bytes apart. With %d-byte elements the warp is served in %d "
-            "phase%s of %d threads (128 bytes each). Within a phase, bank %d must deliver %d distinct "
-            "4-byte word%s (threads on the same word share it by broadcast), so the access is "
-            "%d-way: %d wavefront%s in total against a minimum of %d. %s",
-            word_stride_x4, elem, bc.phases, bc.phases == 1 ? "" : "s", bc.threads_per_phase,
-            bc.worst_bank, bc.degree, bc.degree == 1 ? "" : "s", bc.degree, bc.wavefronts,
-            bc.wavefronts == 1 ? "" : "s", bc.phases, fix_en);
-        q->explanation.zh = cl_arena_printf(a,
-            "相邻线程的地址相差 %d 字节。元素为 %d 字节时，一个 warp 分 %d 个阶段处理，每阶段 %d 个线程（128 字节）。"
-            "在一个阶段内，bank %d 需要提供 %d 个不同的 4 字节字（读同一个字的线程通过广播共享），"
-            "所以是 %d 路冲突：总共 %d 个 wavefront，最少需要 %d 个。%s",
-            word_stride_x4, elem, bc.phases, bc.threads_per_phase, bc.worst_bank, bc.degree,
-            bc.degree, bc.wavefronts, bc.phases, fix_zh);
-    }
+    if (x.elem == 4 && bc.phases == 1)
+        explain_one_phase(q, &x, &bc, fix_en, fix_zh, a);
+    else
+        explain_phases(q, &x, &bc, fix_en, fix_zh, a);
     cl_gen_numeric(q, bc.degree, 0, 0, "");
-    cl_gen_params(q, 2, (double[]){elem, stride});
+    cl_gen_params(q, 2, (double[]){x.elem, x.stride});
     return 0;
 }
 

@@ -26,70 +26,80 @@ static const char *fmt_ai(cl_arena *a, double v)
     return v >= 100 ? cl_arena_printf(a, "%.0f", v) : v >= 10 ? cl_arena_printf(a, "%.1f", v) : cl_arena_printf(a, "%.3g", v);
 }
 
-static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
-{
-    (void)err;
-    cl_rng r;
-    cl_gen_rng(&r, seed, q->difficulty);
-    const int d = q->difficulty;
-    /* a machine: peak 20..1000 TFLOP/s, bandwidth 0.5..4 TB/s */
-    static const int peaks[] = {20, 60, 120, 312, 500, 989};
-    static const double bws[] = {0.9, 1.5, 2.0, 3.35};
-    double peak = cl_gen_pick(&r, peaks, CL_NELEMS(peaks));
-    double bw = bws[cl_rng_below(&r, CL_NELEMS(bws))];
-    double ridge = peak / bw;
+/* What the question is about: its arithmetic intensity and, when it names a kernel, the
+ * kernel and how the intensity follows from it. */
+typedef struct {
     double ai;
-    const char *kern_en = NULL, *kern_zh = NULL, *derive_en = "", *derive_zh = "";
+    const char *kern_en, *kern_zh, *derive_en, *derive_zh;
+} workload;
 
-    if (d <= 2) {
-        /* intensity given: 1/8 .. 4x the ridge point, never on it */
-        static const double mult[] = {0.05, 0.1, 0.25, 0.5, 0.8, 1.25, 2, 4, 10};
-        ai = ridge * mult[cl_rng_below(&r, CL_NELEMS(mult))];
-        ai = ai >= 10 ? (double)(long)(ai + 0.5) : (double)(long)(ai * 10 + 0.5) / 10;
-        if (ai <= 0)
-            ai = 0.1;
-    } else if (d == 3) {
-        static const kernel ks[] = {
-            {"y[i] = x[i] + z[i] (FP32)", "y[i] = x[i] + z[i]（FP32）", 1, 12},
-            {"y[i] = a * x[i] + y[i] (SAXPY, FP32)", "y[i] = a * x[i] + y[i]（SAXPY，FP32）", 2, 12},
-            {"y[i] = a * x[i] (FP32)", "y[i] = a * x[i]（FP32）", 1, 8},
-            {"y[i] = a * x[i] + b (FP16 in and out)", "y[i] = a * x[i] + b（输入输出均为 FP16）", 2, 4},
-            {"a dot product s += x[i] * y[i] (FP32)", "点积 s += x[i] * y[i]（FP32）", 2, 8},
-        };
-        const kernel *k = &ks[cl_rng_below(&r, CL_NELEMS(ks))];
-        ai = k->flops / k->bytes;
-        kern_en = k->en;
-        kern_zh = k->zh;
-        derive_en = cl_arena_printf(a, "Per element it does %.0f FLOP%s and moves %.0f bytes, so the "
-                                       "intensity is %.0f/%.0f = %.3f FLOP/byte. ",
-                                    k->flops, k->flops == 1 ? "" : "s", k->bytes, k->flops, k->bytes, ai);
-        derive_zh = cl_arena_printf(a, "每个元素做 %.0f 次浮点运算、搬运 %.0f 字节，算术强度为 %.0f/%.0f = %.3f FLOP/字节。",
-                                    k->flops, k->bytes, k->flops, k->bytes, ai);
+/* Variants 1 and 2: the intensity is given, 1/20 .. 10x the ridge point, never on it. */
+static workload intensity_given(cl_rng *r, double ridge)
+{
+    static const double mult[] = {0.05, 0.1, 0.25, 0.5, 0.8, 1.25, 2, 4, 10};
+    workload w = {0, NULL, NULL, "", ""};
+    w.ai = ridge * mult[cl_rng_below(r, CL_NELEMS(mult))];
+    w.ai = w.ai >= 10 ? (double)(long)(w.ai + 0.5) : (double)(long)(w.ai * 10 + 0.5) / 10;
+    if (w.ai <= 0)
+        w.ai = 0.1;
+    return w;
+}
+
+/* Variant 3: an element-wise kernel whose intensity the student works out. */
+static workload elementwise_kernel(cl_rng *r, cl_arena *a)
+{
+    static const kernel ks[] = {
+        {"y[i] = x[i] + z[i] (FP32)", "y[i] = x[i] + z[i]（FP32）", 1, 12},
+        {"y[i] = a * x[i] + y[i] (SAXPY, FP32)", "y[i] = a * x[i] + y[i]（SAXPY，FP32）", 2, 12},
+        {"y[i] = a * x[i] (FP32)", "y[i] = a * x[i]（FP32）", 1, 8},
+        {"y[i] = a * x[i] + b (FP16 in and out)", "y[i] = a * x[i] + b（输入输出均为 FP16）", 2, 4},
+        {"a dot product s += x[i] * y[i] (FP32)", "点积 s += x[i] * y[i]（FP32）", 2, 8},
+    };
+    const kernel *k = &ks[cl_rng_below(r, CL_NELEMS(ks))];
+    workload w;
+    w.ai = k->flops / k->bytes;
+    w.kern_en = k->en;
+    w.kern_zh = k->zh;
+    w.derive_en = cl_arena_printf(a, "Per element it does %.0f FLOP%s and moves %.0f bytes, so the "
+                                     "intensity is %.0f/%.0f = %.3f FLOP/byte. ",
+                                  k->flops, k->flops == 1 ? "" : "s", k->bytes, k->flops, k->bytes, w.ai);
+    w.derive_zh = cl_arena_printf(a, "每个元素做 %.0f 次浮点运算、搬运 %.0f 字节，算术强度为 %.0f/%.0f = %.3f FLOP/字节。",
+                                  k->flops, k->bytes, k->flops, k->bytes, w.ai);
+    return w;
+}
+
+/* Variants 4 (square) and 5 (any shape): an FP16 GEMM that reads A and B and writes C once. */
+static workload gemm_kernel(cl_rng *r, int d, cl_arena *a)
+{
+    int m, n, kk, eb = 2;
+    if (d == 4) {
+        static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
+        m = n = kk = cl_gen_pick(r, sizes, CL_NELEMS(sizes));
     } else {
-        int m, n, kk, eb;
-        if (d == 4) {
-            static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
-            m = n = kk = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
-            eb = 2;
-        } else {
-            static const int sizes[] = {16, 64, 256, 1024, 4096};
-            m = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
-            n = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
-            kk = cl_gen_pick(&r, sizes, CL_NELEMS(sizes));
-            eb = 2;
-        }
-        double flops = 2.0 * m * n * kk;
-        double bytes = (double)eb * ((double)m * kk + (double)kk * n + (double)m * n);
-        ai = flops / bytes;
-        kern_en = cl_arena_printf(a, "an FP16 GEMM C = A x B with M = %d, N = %d, K = %d (A, B read "
-                                     "once, C written once)", m, n, kk);
-        kern_zh = cl_arena_printf(a, "FP16 GEMM C = A x B（M = %d，N = %d，K = %d；A、B 各读一次，C 写一次）",
-                                  m, n, kk);
-        derive_en = cl_arena_printf(a, "FLOPs = 2MNK = %.4g; bytes = 2(MK + KN + MN) = %.4g; intensity "
-                                       "= %.1f FLOP/byte. ", flops, bytes, ai);
-        derive_zh = cl_arena_printf(a, "FLOP = 2MNK = %.4g；字节 = 2(MK + KN + MN) = %.4g；算术强度 = %.1f FLOP/字节。",
-                                    flops, bytes, ai);
+        static const int sizes[] = {16, 64, 256, 1024, 4096};
+        m = cl_gen_pick(r, sizes, CL_NELEMS(sizes));
+        n = cl_gen_pick(r, sizes, CL_NELEMS(sizes));
+        kk = cl_gen_pick(r, sizes, CL_NELEMS(sizes));
     }
+    double flops = 2.0 * m * n * kk;
+    double bytes = (double)eb * ((double)m * kk + (double)kk * n + (double)m * n);
+    workload w;
+    w.ai = flops / bytes;
+    w.kern_en = cl_arena_printf(a, "an FP16 GEMM C = A x B with M = %d, N = %d, K = %d (A, B read "
+                                   "once, C written once)", m, n, kk);
+    w.kern_zh = cl_arena_printf(a, "FP16 GEMM C = A x B（M = %d，N = %d，K = %d；A、B 各读一次，C 写一次）",
+                                m, n, kk);
+    w.derive_en = cl_arena_printf(a, "FLOPs = 2MNK = %.4g; bytes = 2(MK + KN + MN) = %.4g; intensity "
+                                     "= %.1f FLOP/byte. ", flops, bytes, w.ai);
+    w.derive_zh = cl_arena_printf(a, "FLOP = 2MNK = %.4g；字节 = 2(MK + KN + MN) = %.4g；算术强度 = %.1f FLOP/字节。",
+                                  flops, bytes, w.ai);
+    return w;
+}
+
+/* Variant 1 asks memory- or compute-bound; the others ask the attainable TFLOP/s. */
+static void write_question(cl_question *q, int d, double peak, double bw, const workload *w, cl_arena *a)
+{
+    double ridge = peak / bw, ai = w->ai;
     int mb;
     double att = cl_roofline(peak, bw, ai, &mb);
     const char *machine_en = cl_arena_printf(a, "a GPU with a peak of %.0f TFLOP/s and %.2f TB/s of "
@@ -118,11 +128,11 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         q->prompt.zh = cl_arena_printf(a, "某 kernel（核函数）的算术强度为 %s FLOP/字节，运行在%s上。按 roofline 模型，"
                                           "它是访存受限还是计算受限？", fmt_ai(a, ai), machine_zh);
     } else {
-        if (kern_en) {
+        if (w->kern_en) {
             q->prompt.en = cl_arena_printf(a, "Consider %s on %s. By the roofline model, what throughput "
-                                              "can it reach at best, in TFLOP/s?", kern_en, machine_en);
+                                              "can it reach at best, in TFLOP/s?", w->kern_en, machine_en);
             q->prompt.zh = cl_arena_printf(a, "在%s上运行%s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
-                                           machine_zh, kern_zh);
+                                           machine_zh, w->kern_zh);
         } else {
             q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte "
                                               "runs on %s. By the roofline model, what throughput can it "
@@ -133,12 +143,26 @@ static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
         cl_gen_numeric(q, att, 0, 0.02, "TFLOP/s");
         cl_gen_params(q, 4, (double[]){peak, bw, ai, 0});
     }
-    q->explanation.en = cl_arena_printf(a, "%s%s", derive_en, verdict_en);
-    q->explanation.zh = cl_arena_printf(a, "%s%s", derive_zh, verdict_zh);
+    q->explanation.en = cl_arena_printf(a, "%s%s", w->derive_en, verdict_en);
+    q->explanation.zh = cl_arena_printf(a, "%s%s", w->derive_zh, verdict_zh);
+}
+
+static int generate(cl_question *q, uint64_t seed, cl_arena *a, cl_err *err)
+{
+    (void)err;
+    cl_rng r;
+    cl_gen_rng(&r, seed, q->difficulty);
+    const int d = q->difficulty;
+    /* a machine: peak 20..989 TFLOP/s, bandwidth 0.9..3.35 TB/s */
+    static const int peaks[] = {20, 60, 120, 312, 500, 989};
+    static const double bws[] = {0.9, 1.5, 2.0, 3.35};
+    double peak = cl_gen_pick(&r, peaks, CL_NELEMS(peaks));
+    double bw = bws[cl_rng_below(&r, CL_NELEMS(bws))];
+    workload w = d <= 2 ? intensity_given(&r, peak / bw) : d == 3 ? elementwise_kernel(&r, a) : gemm_kernel(&r, d, a);
+    write_question(q, d, peak, bw, &w, a);
     return 0;
 }
 
-/* Lint's recomputation: the memory roof and the compute roof, compared directly. */
 static int recompute(const cl_question *q, double *answer)
 {
     if (q->nparams != 4)

@@ -269,20 +269,99 @@ static int has_close_number(const char *text, const cl_kwgroup *grp)
     return 0;
 }
 
+/* Equivalent wordings. A Chinese learner writes the textbook terms (线程束, 核函数,
+ * 存储体冲突, 页锁定内存, 掉点 ...) where the bank writes warp, kernel, bank 冲突, 锁页内存,
+ * 精度下降; an English speaker writes the English. Both the answer and each rubric
+ * alternative are rewritten to one canonical wording before a second comparison, so a
+ * rubric listing [warp divergence, 发散] accepts 线程束分化 without every question
+ * repeating the synonyms. Longer entries come first so 线程束分化 is not read as 线程束. */
+static const struct {
+    const char *from, *to;
+} term_table[] = {
+    {"线程束分化", " warp divergence "},
+    {"线程束发散", " warp divergence "},
+    {"线程束", " warp "},
+    {"分化", " divergence "},
+    {"发散", " divergence "},
+    {"分歧", " divergence "},
+    {"核函数", " kernel "},
+    {"存储体冲突", " bank conflict "},
+    {"bank 冲突", " bank conflict "},
+    {"bank冲突", " bank conflict "},
+    {"存储体", " bank "},
+    {"页锁定内存", " pinned memory "},
+    {"锁页内存", " pinned memory "},
+    {"固定内存", " pinned memory "},
+    {"page locked memory", " pinned memory "},
+    {"page locked", " pinned "},
+    {"锁页", " pinned "},
+    {"页锁定", " pinned "},
+    {"掉点", " accuracy drop "},
+    {"精度下降", " accuracy drop "},
+    {"精度损失", " accuracy drop "},
+    {"竞态条件", " race "},
+    {"竞态", " race "},
+    {"数据竞争", " race "},
+    {"race condition", " race "},
+    {"data race", " race "},
+    {"线程块", " block "},
+};
+
+/* cl_normalize_text(in), then every term_table entry rewritten, then normalised again
+ * (the padding spaces collapse). out has room for n bytes; the result is cut, never
+ * overrun, when the rewriting makes the text longer than that. */
+void cl_canonical_terms(const char *in, char *out, size_t n)
+{
+    size_t cap = strlen(in) + 1;
+    char *norm = malloc(cap);
+    char *wide = malloc(4 * cap + 64);
+    if (!norm || !wide) {
+        free(norm);
+        free(wide);
+        cl_normalize_text(in, out, n);
+        return;
+    }
+    cl_normalize_text(in, norm, cap);
+    size_t o = 0;
+    for (const char *p = norm; *p;) {
+        size_t k = 0, nt = sizeof term_table / sizeof term_table[0];
+        while (k < nt && strncmp(p, term_table[k].from, strlen(term_table[k].from)))
+            k++;
+        if (k < nt) {
+            size_t tl = strlen(term_table[k].to);
+            memcpy(wide + o, term_table[k].to, tl);
+            o += tl;
+            p += strlen(term_table[k].from);
+        } else {
+            wide[o++] = *p++;
+        }
+    }
+    wide[o] = '\0';
+    cl_normalize_text(wide, out, n);
+    free(norm);
+    free(wide);
+}
+
 static void grade_short(const cl_shown *s, const char *text, cl_grade *g)
 {
-    size_t cap = strlen(text) * 1 + 1;
+    size_t cap = strlen(text) + 1;
     char *norm = malloc(cap);
-    if (!norm)
+    char *canon = malloc(4 * cap + 64);
+    if (!norm || !canon) {
+        free(norm);
+        free(canon);
         return;
+    }
     cl_normalize_text(text, norm, cap);
+    cl_canonical_terms(text, canon, 4 * cap + 64);
     for (int i = 0; i < s->q.ngroups; i++) {
         const cl_kwgroup *grp = &s->q.groups[i];
         int hit = grp->has_number && has_close_number(text, grp);
         for (int j = 0; j < grp->nalts && !hit; j++) {
-            char kw[512];
+            char kw[512], ckw[1024];
             cl_normalize_text(grp->alts[j], kw, sizeof kw);
-            hit = *kw && strstr(norm, kw);
+            cl_canonical_terms(grp->alts[j], ckw, sizeof ckw);
+            hit = (*kw && strstr(norm, kw)) || (*ckw && strstr(canon, ckw));
         }
         if (hit) {
             g->matched |= 1u << (i < 31 ? i : 31);
@@ -290,6 +369,7 @@ static void grade_short(const cl_shown *s, const char *text, cl_grade *g)
         }
     }
     free(norm);
+    free(canon);
     int need = s->q.need > 0 ? s->q.need : 1;
     g->score = g->nmatched >= need ? 1.0 : (double)g->nmatched / need;
 }

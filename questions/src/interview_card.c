@@ -46,10 +46,8 @@ static void excerpt(const char *s, size_t max, char *out, size_t n)
 
 #define MAX_MISSED_SHOWN 10
 
-void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const cl_interview_result *r,
-                            cl_lang L, cl_strbuf *sb)
+static void card_header(const cl_interview_opts *o, const cl_interview_result *r, cl_lang L, cl_strbuf *sb)
 {
-    (void)b;
     const cl_session_result *t = &r->tally;
     int secs = (int)r->seconds, follow = 0;
     for (int i = 0; i < r->nitems; i++)
@@ -61,7 +59,13 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
                  cl_track_name(o->track), t->asked, CL_TR(L, t->asked == 1 ? "" : "s", ""), follow,
                  CL_TR(L, follow == 1 ? "" : "s", ""), secs / 60, secs % 60, r->level, r->score,
                  r->out_of_time ? CL_TR(L, " · time ran out", " · 时间到") : "");
+}
 
+/* The score of every topic, weakest first, then the weakest areas (topics under 70%, at
+ * most three), which go into weak[]; returns how many. */
+static int card_topics(const cl_interview_result *r, cl_lang L, cl_strbuf *sb, const char *weak[3])
+{
+    const cl_session_result *t = &r->tally;
     cl_topic_tally sorted[CL_SESSION_TOPICS];
     int nt = t->ntopics;
     memcpy(sorted, t->topics, sizeof *sorted * (size_t)nt);
@@ -81,12 +85,10 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
                      sorted[i].max_difficulty);
     }
 
-    /* weakest areas: topics under 70%, weakest first (at most 3) */
-    const char *weak[3];
     int nweak = 0;
     for (int i = 0; i < nt && nweak < 3; i++)
         if (sorted[i].asked && sorted[i].points / sorted[i].asked < WEAK_TOPIC)
-            weak[nweak++] = sorted[i].topic;
+            weak[nweak++] = sorted[i].topic; /* the bank's string: it outlives sorted */
     if (nweak) {
         cl_sb_append(sb, CL_TR(L, "Weakest areas:", "薄弱环节："));
         for (int i = 0; i < nweak; i++)
@@ -96,7 +98,13 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
         cl_sb_append(sb, CL_TR(L, "No weak area: every topic scored 70% or more.\n",
                                "没有薄弱环节：每个主题都在 70% 以上。\n"));
     }
+    return nweak;
+}
 
+/* Every question not fully right, with its answer (the first MAX_MISSED_SHOWN); returns
+ * how many there were. */
+static int card_missed(const cl_interview_result *r, cl_lang L, cl_strbuf *sb)
+{
     int nmissed = 0;
     for (int i = 0; i < r->nitems; i++)
         if (r->items[i].score < 0.999) {
@@ -114,7 +122,28 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
     if (nmissed > MAX_MISSED_SHOWN)
         cl_sb_printf(sb, CL_TR(L, "  ... and %d more (all in `cudalab review`)\n", "  ……还有 %d 道（都在 `cudalab review` 中）\n"),
                      nmissed - MAX_MISSED_SHOWN);
+    return nmissed;
+}
 
+/* Does lab l teach a weak topic, the tag of a weak answer, or is it the lab just failed? */
+static int lab_fits(const cl_lab_brief *lab, const cl_interview_result *r, const char *const *weak, int nweak)
+{
+    int hit = 0;
+    for (int k = 0; k < lab->ntopics && !hit; k++) {
+        for (int w = 0; w < nweak && !hit; w++)
+            hit = loosely_matches(lab->topics[k], weak[w]);
+        for (int i = 0; i < r->nitems && !hit; i++)
+            if (r->items[i].score < CL_WEAK)
+                for (int g = 0; g < r->items[i].q->ntags && !hit; g++)
+                    hit = loosely_matches(lab->topics[k], r->items[i].q->tags[g]);
+    }
+    return hit || (!strcmp(lab->name, r->lab) && strcmp(r->lab_verdict, "pass"));
+}
+
+/* Quizzes on the weak topics and missed questions, and up to three labs that fit. */
+static void card_study_next(const cl_interview_opts *o, const cl_interview_result *r, cl_lang L, cl_strbuf *sb,
+                            const char *const *weak, int nweak, int nmissed)
+{
     cl_sb_append(sb, CL_TR(L, "Study next:\n", "接下来学习：\n"));
     if (nweak) {
         cl_sb_append(sb, "  cudalab quiz --topic ");
@@ -131,36 +160,25 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
         cl_sb_append(sb, CL_TR(L, "   (the questions missed; also in `cudalab review`)\n",
                                "   （答错的题；也已加入 `cudalab review`）\n"));
     }
-    /* labs on the weak topics or the tags of weak answers */
     cl_lab_brief *labs = NULL;
     int nlabs = 0, shown = 0;
     cl_err err;
-    if (o->home && cl_iv_list_labs(o->home, &labs, &nlabs, &err) == 0) {
-        for (int l = 0; l < nlabs && shown < 3; l++) {
-            int hit = 0;
-            for (int k = 0; k < labs[l].ntopics && !hit; k++) {
-                for (int w = 0; w < nweak && !hit; w++)
-                    hit = loosely_matches(labs[l].topics[k], weak[w]);
-                for (int i = 0; i < r->nitems && !hit; i++)
-                    if (r->items[i].score < CL_WEAK)
-                        for (int g = 0; g < r->items[i].q->ntags && !hit; g++)
-                            hit = loosely_matches(labs[l].topics[k], r->items[i].q->tags[g]);
-            }
-            if (!strcmp(labs[l].name, r->lab) && strcmp(r->lab_verdict, "pass"))
-                hit = 1;
-            if (hit) {
+    if (o->home && cl_iv_list_labs(o->home, &labs, &nlabs, &err) == 0)
+        for (int l = 0; l < nlabs && shown < 3; l++)
+            if (lab_fits(&labs[l], r, weak, nweak)) {
                 cl_sb_printf(sb, "  cudalab fetch %-14s %s (%s %d)\n", labs[l].name,
                              L == CL_LANG_ZH ? labs[l].title_zh : labs[l].title_en, CL_TR(L, "difficulty", "难度"),
                              labs[l].difficulty);
                 shown++;
             }
-        }
-    }
     free(labs);
     if (!nweak && !nmissed && !shown)
         cl_sb_append(sb, CL_TR(L, "  a harder interview: cudalab interview --track inference\n",
                                "  更难的面试：cudalab interview --track inference\n"));
+}
 
+static void card_lab(const cl_interview_opts *o, const cl_interview_result *r, cl_lang L, cl_strbuf *sb)
+{
     if (r->lab[0]) {
         cl_sb_printf(sb, CL_TR(L, "Coding exercise: %s (%s, difficulty %d) in %s\n  verdict: %s%s%s\n",
                                "编程题：%s（%s，难度 %d），目录 %s\n  结果：%s%s%s\n"),
@@ -169,4 +187,16 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
     } else if (o->with_lab && r->lab_note[0]) {
         cl_sb_printf(sb, CL_TR(L, "Coding exercise: none (%s)\n", "编程题：无（%s）\n"), r->lab_note);
     }
+}
+
+void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const cl_interview_result *r,
+                            cl_lang L, cl_strbuf *sb)
+{
+    (void)b;
+    const char *weak[3];
+    card_header(o, r, L, sb);
+    int nweak = card_topics(r, L, sb, weak);
+    int nmissed = card_missed(r, L, sb);
+    card_study_next(o, r, L, sb, weak, nweak, nmissed);
+    card_lab(o, r, L, sb);
 }

@@ -563,6 +563,113 @@ static void note_id(loader *L, const char *id, int line, cl_ynode *n)
     b->seen[b->nseen++] = (cl_seen_id){id, L->file, line};
 }
 
+static void parse_id(loader *L, cl_ynode *qn, cl_question *q)
+{
+    cl_ynode *idn = need(L, qn, "id");
+    if (!idn)
+        return;
+    q->id = get_string(L, idn, "id");
+    if (q->id && !matches_charset(q->id, "-"))
+        problem(L, idn, "id '%s' must use only a-z, 0-9 and '-'", q->id);
+    else if (q->id)
+        note_id(L, q->id, cl_yaml_line(idn), idn);
+}
+
+/* A generated entry: the family, its keys, the variants it may draw. */
+static void parse_family_entry(loader *L, cl_ynode *qn, cl_ynode *fam, cl_question *q)
+{
+    q->family = get_string(L, fam, "family");
+    if (q->family && !cl_family_find(q->family)) {
+        char known[512] = "";
+        for (const cl_family *const *f = cl_family_table; *f; f++) {
+            strncat(known, (*f)->name, sizeof known - strlen(known) - 3);
+            if (f[1])
+                strncat(known, ", ", sizeof known - strlen(known) - 1);
+        }
+        problem(L, fam, "unknown family '%s' (known: %s)", q->family, known);
+    }
+    check_keys(L, qn, keys_family, explain_family_key, (void *)q->family);
+    q->kind = CL_KIND_APPLY; /* a generated question always computes a figure */
+    cl_ynode *vn = cl_yaml_get(L->y, qn, "variants");
+    if (vn)
+        parse_variants(L, vn, q);
+}
+
+/* The type and the keys it allows; returns the type, or -1 when it is missing or unknown. */
+static int parse_type(loader *L, cl_ynode *qn, cl_question *q)
+{
+    int type = -1;
+    cl_ynode *tn = need(L, qn, "type");
+    if (tn) {
+        const char *ts = cl_yaml_str(tn);
+        type = cl_qtype_parse(ts);
+        if (type < 0)
+            problem(L, tn, "type '%s' is not one of single, multi, numeric, order, short", ts ? ts : "(not a string)");
+    }
+    if (type >= 0) {
+        const char *allowed[16];
+        int n = 0;
+        for (size_t i = 0; i < sizeof keys_common / sizeof *keys_common; i++)
+            allowed[n++] = keys_common[i];
+        for (int i = 0; i < 3 && keys_by_type[type][i]; i++)
+            allowed[n++] = keys_by_type[type][i];
+        allowed[n] = NULL;
+        check_keys(L, qn, allowed, explain_type_key, &type);
+        q->type = (cl_qtype)type;
+    }
+    return type;
+}
+
+/* A written entry: type, kind, prompt, explanation and the keys of its type. */
+static void parse_static_entry(loader *L, cl_ynode *qn, cl_question *q)
+{
+    int type = parse_type(L, qn, q);
+    cl_ynode *kn = cl_yaml_get(L->y, qn, "kind"); /* absent: recall, never counted as applied */
+    if (kn) {
+        int k = cl_qkind_parse(cl_yaml_str(kn));
+        if (k < 0)
+            problem(L, kn, "kind '%s' is not one of recall, understand, apply, analyse",
+                    cl_yaml_str(kn) ? cl_yaml_str(kn) : "(not a string)");
+        else
+            q->kind = (cl_qkind)k;
+    }
+    cl_ynode *p = need(L, qn, "prompt");
+    if (p)
+        parse_text(L, p, "prompt", &q->prompt);
+    cl_ynode *e = need(L, qn, "explanation");
+    if (e)
+        parse_text(L, e, "explanation", &q->explanation);
+    switch (type) {
+    case CL_Q_SINGLE: parse_single(L, qn, q); break;
+    case CL_Q_MULTI: parse_multi(L, qn, q); break;
+    case CL_Q_NUMERIC: parse_numeric(L, qn, q); break;
+    case CL_Q_ORDER: parse_order(L, qn, q); break;
+    case CL_Q_SHORT: parse_short(L, qn, q); break;
+    default: break;
+    }
+}
+
+/* What both kinds of entry have: difficulty, tags, refs, seeds. */
+static void parse_common_keys(loader *L, cl_ynode *qn, cl_question *q)
+{
+    cl_ynode *d = need(L, qn, "difficulty");
+    long long dv;
+    if (d && get_int(L, d, "difficulty", &dv) == 0) {
+        if (dv < 1 || dv > 5)
+            problem(L, d, "difficulty must be 1..5, not %lld", dv);
+        q->difficulty = (int)dv;
+    }
+    cl_ynode *tags = cl_yaml_get(L->y, qn, "tags");
+    if (tags && !(cl_yaml_is_scalar(tags) && !*cl_yaml_str(tags)))
+        parse_string_list(L, tags, "tags", LIST_TAG, 0, &q->tags, &q->ntags);
+    cl_ynode *refs = need(L, qn, "refs");
+    if (refs)
+        parse_string_list(L, refs, "refs", LIST_URL, 1, &q->refs, &q->nrefs);
+    cl_ynode *seeds = cl_yaml_get(L->y, qn, "seeds");
+    if (seeds)
+        parse_string_list(L, seeds, "seeds", LIST_SEED, 0, &q->seeds, &q->nseeds);
+}
+
 static void parse_question(loader *L, cl_ynode *qn)
 {
     if (!cl_yaml_is_map(qn)) {
@@ -576,94 +683,13 @@ static void parse_question(loader *L, cl_ynode *qn)
     q.line = cl_yaml_line(qn);
     q.topic = L->topic;
 
-    cl_ynode *idn = need(L, qn, "id");
-    if (idn) {
-        q.id = get_string(L, idn, "id");
-        if (q.id && !matches_charset(q.id, "-"))
-            problem(L, idn, "id '%s' must use only a-z, 0-9 and '-'", q.id);
-        else if (q.id)
-            note_id(L, q.id, cl_yaml_line(idn), idn);
-    }
-
+    parse_id(L, qn, &q);
     cl_ynode *fam = cl_yaml_get(L->y, qn, "family");
-    if (fam) {
-        q.family = get_string(L, fam, "family");
-        if (q.family && !cl_family_find(q.family)) {
-            char known[512] = "";
-            for (const cl_family *const *f = cl_family_table; *f; f++) {
-                strncat(known, (*f)->name, sizeof known - strlen(known) - 3);
-                if (f[1])
-                    strncat(known, ", ", sizeof known - strlen(known) - 1);
-            }
-            problem(L, fam, "unknown family '%s' (known: %s)", q.family, known);
-        }
-        check_keys(L, qn, keys_family, explain_family_key, (void *)q.family);
-        q.kind = CL_KIND_APPLY; /* a generated question always computes a figure */
-        cl_ynode *vn = cl_yaml_get(L->y, qn, "variants");
-        if (vn)
-            parse_variants(L, vn, &q);
-    } else {
-        int type = -1;
-        cl_ynode *tn = need(L, qn, "type");
-        if (tn) {
-            const char *ts = cl_yaml_str(tn);
-            type = cl_qtype_parse(ts);
-            if (type < 0)
-                problem(L, tn, "type '%s' is not one of single, multi, numeric, order, short",
-                        ts ? ts : "(not a string)");
-        }
-        if (type >= 0) {
-            const char *allowed[16];
-            int n = 0;
-            for (size_t i = 0; i < sizeof keys_common / sizeof *keys_common; i++)
-                allowed[n++] = keys_common[i];
-            for (int i = 0; i < 3 && keys_by_type[type][i]; i++)
-                allowed[n++] = keys_by_type[type][i];
-            allowed[n] = NULL;
-            check_keys(L, qn, allowed, explain_type_key, &type);
-            q.type = (cl_qtype)type;
-        }
-        cl_ynode *kn = cl_yaml_get(L->y, qn, "kind"); /* absent: recall, never counted as applied */
-        if (kn) {
-            int k = cl_qkind_parse(cl_yaml_str(kn));
-            if (k < 0)
-                problem(L, kn, "kind '%s' is not one of recall, understand, apply, analyse",
-                        cl_yaml_str(kn) ? cl_yaml_str(kn) : "(not a string)");
-            else
-                q.kind = (cl_qkind)k;
-        }
-        cl_ynode *p = need(L, qn, "prompt");
-        if (p)
-            parse_text(L, p, "prompt", &q.prompt);
-        cl_ynode *e = need(L, qn, "explanation");
-        if (e)
-            parse_text(L, e, "explanation", &q.explanation);
-        switch (type) {
-        case CL_Q_SINGLE: parse_single(L, qn, &q); break;
-        case CL_Q_MULTI: parse_multi(L, qn, &q); break;
-        case CL_Q_NUMERIC: parse_numeric(L, qn, &q); break;
-        case CL_Q_ORDER: parse_order(L, qn, &q); break;
-        case CL_Q_SHORT: parse_short(L, qn, &q); break;
-        default: break;
-        }
-    }
-
-    cl_ynode *d = need(L, qn, "difficulty");
-    long long dv;
-    if (d && get_int(L, d, "difficulty", &dv) == 0) {
-        if (dv < 1 || dv > 5)
-            problem(L, d, "difficulty must be 1..5, not %lld", dv);
-        q.difficulty = (int)dv;
-    }
-    cl_ynode *tags = cl_yaml_get(L->y, qn, "tags");
-    if (tags && !(cl_yaml_is_scalar(tags) && !*cl_yaml_str(tags)))
-        parse_string_list(L, tags, "tags", LIST_TAG, 0, &q.tags, &q.ntags);
-    cl_ynode *refs = need(L, qn, "refs");
-    if (refs)
-        parse_string_list(L, refs, "refs", LIST_URL, 1, &q.refs, &q.nrefs);
-    cl_ynode *seeds = cl_yaml_get(L->y, qn, "seeds");
-    if (seeds)
-        parse_string_list(L, seeds, "seeds", LIST_SEED, 0, &q.seeds, &q.nseeds);
+    if (fam)
+        parse_family_entry(L, qn, fam, &q);
+    else
+        parse_static_entry(L, qn, &q);
+    parse_common_keys(L, qn, &q);
 
     if (L->problems != before)
         return;

@@ -186,6 +186,47 @@ START_TEST(rubric_points_give_partial_credit_and_read_numbers)
 }
 END_TEST
 
+/* A rubric written with the bank's words accepts the textbook Chinese terms and the other
+ * language's words for the same thing, and an unrelated answer still scores nothing. */
+START_TEST(rubric_accepts_textbook_chinese_terms)
+{
+    static const char *div[] = {"warp divergence", "warp 发散"};
+    static const char *ker[] = {"kernel"};
+    static const char *bank[] = {"bank conflict", "bank 冲突"};
+    static const char *pin[] = {"pinned", "锁页内存"};
+    static const char *drop[] = {"accuracy drop", "精度下降"};
+    static const char *race[] = {"race condition", "竞态"};
+    cl_kwgroup g[6] = {
+        {2, div, {"warp divergence", "warp 发散"}, 0, 0, 0, 0}, {1, ker, {NULL, NULL}, 0, 0, 0, 0},
+        {2, bank, {NULL, NULL}, 0, 0, 0, 0},                   {2, pin, {NULL, NULL}, 0, 0, 0, 0},
+        {2, drop, {NULL, NULL}, 0, 0, 0, 0},                   {2, race, {NULL, NULL}, 0, 0, 0, 0},
+    };
+    cl_question q;
+    memset(&q, 0, sizeof q);
+    q.id = "t";
+    q.type = CL_Q_SHORT;
+    q.need = 6;
+    q.groups = g;
+    q.ngroups = 6;
+    q.model_answer = (cl_qtext){"m", "参考"};
+    cl_shown s;
+    cl_shown_init(&s, &q, 1);
+    cl_grade gr;
+    cl_grade_answer(&s, "线程束分化；核函数；存储体冲突；页锁定内存；掉点；数据竞争", CL_LANG_ZH, &gr);
+    ck_assert_uint_eq(gr.matched, 0x3fu);
+    ck_assert_double_eq(gr.score, 1);
+    cl_grade_answer(&s, "线程束发散, 内核函数里的 Bank-Conflict, page-locked memory, a data race", CL_LANG_EN, &gr);
+    ck_assert_uint_eq(gr.matched, 0x2fu); /* 内核函数 holds 核函数; no accuracy point */
+    cl_grade_answer(&s, "线程块太大，寄存器不够", CL_LANG_ZH, &gr);
+    ck_assert_uint_eq(gr.matched, 0u);
+    char out[128];
+    cl_canonical_terms("Warp发散", out, sizeof out);
+    ck_assert_str_eq(out, "warp divergence");
+    cl_canonical_terms("掉点掉点掉点掉点掉点掉点掉点掉点", out, 20); /* cut, not overrun */
+    ck_assert_uint_lt(strlen(out), 20);
+}
+END_TEST
+
 START_TEST(billions_accept_the_chinese_unit)
 {
     cl_question q;
@@ -286,6 +327,7 @@ int main(void)
     tcase_add_test(tc, occupancy_explanations_read_well);
     tcase_add_test(tc, new_families_by_hand);
     tcase_add_test(tc, rubric_points_give_partial_credit_and_read_numbers);
+    tcase_add_test(tc, rubric_accepts_textbook_chinese_terms);
     tcase_add_test(tc, billions_accept_the_chinese_unit);
     tcase_add_test(tc, chinese_style_checks);
     tcase_add_test(tc, exam_papers_with_variants_are_reproducible);

@@ -49,6 +49,10 @@ void cl_answer_key(const cl_shown *s, cl_lang lang, char *out, size_t n);
 /* Lower-cases ASCII, turns '-' and '_' into spaces and collapses whitespace: the form
  * in which short answers and keywords are compared. */
 void cl_normalize_text(const char *in, char *out, size_t n);
+/* cl_normalize_text, then the textbook Chinese terms and their bank or English equivalents
+ * (线程束 / warp, 核函数 / kernel, 存储体冲突 / bank 冲突, 页锁定内存 / 锁页内存, 掉点 ...)
+ * rewritten to one wording: what short answers are also compared on. */
+void cl_canonical_terms(const char *in, char *out, size_t n);
 
 /* Longest strictly increasing subsequence of v (order partial credit). */
 int cl_lis_length(const int *v, int n);
