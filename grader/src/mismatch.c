@@ -142,13 +142,16 @@ static int guess_partial_tile(cl_mm_acc *a)
 {
     cl_mm_report *r = &a->rep;
     const cl_mm_shape *s = &a->shape;
-    /* one dimension, the tightest bound (the largest full part) */
+    /* one dimension, the tightest bound (the largest full part); among equally tight
+     * tiles, the commonest size first */
+    static const int pref[CL_MM_NTILES] = {2, 1, 3, 4, 0, 5}; /* 32, 16, 64, 128, 8, 256 */
     int best_d = -1, best_t = -1;
     long long best_full = 0;
     for (int d = 0; d < s->ndims; d++)
-        for (int t = 0; t < CL_MM_NTILES; t++) {
+        for (int p = 0; p < CL_MM_NTILES; p++) {
+            int t = pref[p];
             long long full = s->dims[d] / tiles[t] * tiles[t];
-            if (a->edge[d][t] == r->wrong && full && s->dims[d] % tiles[t] && (best_d < 0 || full >= best_full)) {
+            if (a->edge[d][t] == r->wrong && full && s->dims[d] % tiles[t] && (best_d < 0 || full > best_full)) {
                 best_d = d;
                 best_t = t;
                 best_full = full;
@@ -162,10 +165,22 @@ static int guess_partial_tile(cl_mm_acc *a)
                  dim_name(s, best_d), best_full, dim_name(s, best_d), s->dims[best_d], tiles[best_t]);
         return 1;
     }
-    /* the edge tiles of several dimensions (a grid rounded down in each): the largest tile */
-    for (int t = CL_MM_NTILES - 1; t >= 0 && s->ndims > 1; t--) {
+    /* the edge tiles of several dimensions (a grid rounded down in each): the tightest */
+    best_t = -1;
+    for (int p = 0; p < CL_MM_NTILES && s->ndims > 1; p++) {
+        int t = pref[p];
         if (a->edge_any[t] != r->wrong)
             continue;
+        long long tight = 0;
+        for (int d = 0; d < s->ndims; d++)
+            tight += s->dims[d] % tiles[t] ? s->dims[d] / tiles[t] * tiles[t] : s->dims[d];
+        if (best_t < 0 || tight > best_full) {
+            best_t = t;
+            best_full = tight;
+        }
+    }
+    if (best_t >= 0) {
+        int t = best_t;
         char dims[128] = "";
         size_t len = 0;
         for (int d = 0; d < s->ndims; d++)
@@ -192,8 +207,12 @@ static int guess(cl_mm_acc *a, const void *E, const void *G, getter get)
     /* NaN or Inf where the answer is finite */
     if (r->nonfinite == r->wrong) {
         int tail = a->nan_wrong == r->wrong && a->max_ok < a->min_bad && r->total == a->size;
-        strcpy(r->pattern_id, tail ? "unwritten_tail" : "nonfinite");
-        if (tail)
+        strcpy(r->pattern_id, tail && a->min_bad == 0 ? "unwritten" : tail ? "unwritten_tail" : "nonfinite");
+        if (tail && a->min_bad == 0)
+            snprintf(r->pattern, sizeof r->pattern,
+                     "no element of %s was written (all still hold the NaN poison): did the kernel run at all? "
+                     "(a grid of 0 blocks, an early return, a launch error not checked)", A);
+        else if (tail)
             snprintf(r->pattern, sizeof r->pattern,
                      "%s[%lld..%lld] are NaN, the poison outputs start with: the end of the output was never written",
                      A, a->min_bad, a->size - 1);
@@ -323,6 +342,8 @@ json_t *cl_mismatch_json(const cl_mm_report *r, const cl_mm_shape *s)
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:{s:f, s:f}}", "kind", "elements", "array",
                           s->array ? s->array : "out", "wrong", (json_int_t)r->wrong, "total", (json_int_t)r->total,
                           "nonfinite", (json_int_t)r->nonfinite, "tolerance", "abs", r->tol.abs, "rel", r->tol.rel);
+    if (r->tol.rule)
+        json_object_set_new(json_object_get(o, "tolerance"), "rule", json_string(r->tol.rule));
     json_t *dims = json_array();
     for (int d = 0; d < s->ndims; d++)
         json_array_append_new(dims, json_pack("{s:s, s:I}", "name", dim_name(s, d), "size", (json_int_t)s->dims[d]));
@@ -378,7 +399,7 @@ static void print_rule(const json_t *j, const char *indent, FILE *f)
     }
 }
 
-void cl_mismatch_print(const json_t *j, const char *indent, FILE *f)
+void cl_mismatch_print(const json_t *j, const char *indent, int brief, FILE *f)
 {
     if (!json_is_object(j))
         return;
@@ -393,9 +414,18 @@ void cl_mismatch_print(const json_t *j, const char *indent, FILE *f)
     fprintf(f, "%s%lld of %lld elements wrong", indent, wrong, total);
     if (size > total)
         fprintf(f, " (checked %lld of the %lld in %s)", total, size, jstr(j, "array"));
-    fprintf(f, " (tolerance |got - expected| <= %.3g + %.3g x |expected|)\n",
-            json_number_value(json_object_get(tol, "abs")), json_number_value(json_object_get(tol, "rel")));
+    if (json_is_string(json_object_get(tol, "rule")))
+        fprintf(f, " (tolerance: %s)\n", jstr(tol, "rule"));
+    else
+        fprintf(f, " (tolerance |got - expected| <= %.3g + %.3g x |expected|)\n",
+                json_number_value(json_object_get(tol, "abs")), json_number_value(json_object_get(tol, "rel")));
     json_t *first = json_object_get(j, "first");
+    json_t *p = json_object_get(j, "pattern");
+    if (brief) {
+        if (p)
+            fprintf(f, "%s  pattern: %s\n", indent, jstr(p, "text"));
+        return;
+    }
     if (!json_array_size(first))
         return;
     fprintf(f, "%s  %-32s %15s %15s %11s %11s\n", indent, "where", "expected", "got", "abs err", "rel err");
@@ -414,7 +444,6 @@ void cl_mismatch_print(const json_t *j, const char *indent, FILE *f)
         fprintf(f, "%s  largest error at %s: expected %s, got %s (abs %s, rel %s)\n", indent, jstr(w, "where"), e, g,
                 ae, re);
     }
-    json_t *p = json_object_get(j, "pattern");
     if (p)
         fprintf(f, "%s  pattern: %s\n", indent, jstr(p, "text"));
 }
@@ -422,6 +451,6 @@ void cl_mismatch_print(const json_t *j, const char *indent, FILE *f)
 void cl_mismatch_text(const cl_mm_report *r, const cl_mm_shape *s, FILE *f)
 {
     json_t *j = cl_mismatch_json(r, s);
-    cl_mismatch_print(j, "", f);
+    cl_mismatch_print(j, "", 0, f);
     json_decref(j);
 }

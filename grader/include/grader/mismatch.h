@@ -30,6 +30,7 @@ typedef struct cl_mm_shape {
 
 typedef struct cl_mm_tol {
     double abs, rel;
+    const char *rule; /* the checker's own bound in words, where it is not abs + rel x |expected| */
 } cl_mm_tol;
 
 typedef struct cl_mm_elem {
@@ -77,8 +78,8 @@ long long cl_mm_end(cl_mm_acc *a);
 json_t *cl_mm_acc_json(const cl_mm_acc *a);
 
 /* Prints a report made by cl_mm_acc_json or cl_mm_rule_json (as it came through the
- * verdict stream), each line after indent. */
-void cl_mismatch_print(const json_t *report, const char *indent, FILE *f);
+ * verdict stream), each line after indent; brief: only the counts and the guess. */
+void cl_mismatch_print(const json_t *report, const char *indent, int brief, FILE *f);
 
 /* ---- whole arrays ---- */
 
