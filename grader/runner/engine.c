@@ -157,6 +157,8 @@ int cl_mismatch(cl_run *run, const char *where, double expected, double got, con
     return 1;
 }
 
+int cl_run_failed(const cl_run *run) { return run->failed; }
+
 cl_mm_acc *cl_report_elements(cl_run *run, const cl_mm_shape *shape, const cl_mm_tol *tol)
 {
     cl_mm_begin(&run->mm, shape, tol);

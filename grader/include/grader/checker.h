@@ -132,6 +132,8 @@ int cl_mismatch(cl_run *run, const char *where, double expected, double got, con
     __attribute__((format(printf, 5, 6)));
 /* Any other wrong answer, in words. Returns 1. */
 int cl_failf(cl_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 once cl_mismatch or cl_failf has recorded this check's failure. */
+int cl_run_failed(const cl_run *run);
 /* An error of the checker or of the environment (not the student's fault). Returns -1. */
 int cl_errorf(cl_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
