@@ -479,10 +479,29 @@ static int check_sums(cl_run *run, gemm_state *s)
     return rc;
 }
 
-static int verify(cl_run *run, void *vs, int full)
+/* The full report of a wrong C (mismatch.h): every element against its own bound, one
+ * thread, only after a check has failed and only where the full check is affordable. */
+static void report_all(cl_run *run, gemm_state *s)
 {
-    gemm_state *s = vs;
-    if (cl_download(run, s->hC, s->C, (size_t)s->M * s->N * 2)) return -1;
+    long long M = s->M, N = s->N, K = s->K;
+    cl_mm_shape shape = {"C", 2, {M, N}, {"row", "col"}};
+    cl_mm_tol tol = {0, CL_U16, "fp16 output rounding + fp32 accumulation over K, per element"};
+    cl_mm_acc *mm = cl_report_elements(run, &shape, &tol);
+    for (long long i = 0; i < M; i++)
+        for (long long j = 0; j < N; j++) {
+            double ref = 0, abs_sum = 0;
+            for (long long k = 0; k < K; k++) {
+                double prod = (double)s->hA[i * K + k] * (double)s->hB[k * N + j];
+                ref += prod;
+                abs_sum += fabs(prod);
+            }
+            double got = c_at(s, i, j);
+            cl_mm_add(mm, i * N + j, ref, got, fabs(got - ref) <= bound(s, ref, abs_sum));
+        }
+}
+
+static int check_all(cl_run *run, gemm_state *s, int full)
+{
     int rc = scan_nan(run, s);
     if (rc) return rc;
     double macs = (double)s->M * (double)s->N * (double)s->K;
@@ -492,6 +511,16 @@ static int verify(cl_run *run, void *vs, int full)
               : check_sampled(run, s, SAMPLE_QUICK_ROWS, SAMPLE_QUICK_COLS, seed);
     if (rc || !full) return rc;
     return check_sums(run, s);
+}
+
+static int verify(cl_run *run, void *vs, int full)
+{
+    gemm_state *s = vs;
+    if (cl_download(run, s->hC, s->C, (size_t)s->M * s->N * 2)) return -1;
+    int rc = check_all(run, s, full);
+    if (rc == 1 && full && (double)s->M * (double)s->N * (double)s->K <= (double)FULL_LIMIT)
+        report_all(run, s);
+    return rc;
 }
 
 const cl_checker cl_checker_gemm = {"gemm", sizeof(gemm_state), setup, generate, args, verify, NULL};

@@ -30,6 +30,7 @@ typedef struct iou_state {
     float *rows; /* download buffer: rows_cap rows */
     int rows_cap;
     uint64_t seed;
+    cl_mm_acc *mm; /* this verify's report (cl_report_elements) */
 } iou_state;
 
 static const char *dists[] = {"mixed", "zero_area", "touching", "nested", "identical", "disjoint", NULL};
@@ -197,8 +198,11 @@ static int check_one(cl_run *run, const iou_state *s, int i, int j, float got)
 {
     float exp = det_iou_f32(s->a[i], s->b[j]);
     int ok = exp == 0.0f ? got == 0.0f : cl_close(got, exp, 0.0, s->rel);
+    cl_mm_add(s->mm, (long long)i * s->n + j, exp, got, ok);
     if (ok)
         return 0;
+    if (cl_run_failed(run))
+        return 1; /* the message is the first wrong element's; the report counts the rest */
     char where[64];
     snprintf(where, sizeof where, "out[%d][%d]", i, j);
     const det_box *a = &s->a[i], *b = &s->b[j];
@@ -222,26 +226,29 @@ static int check_rows(cl_run *run, iou_state *s, int r0, int count)
     size_t n = (size_t)s->n;
     if (cl_download(run, s->rows, s->d_out + (size_t)r0 * n, (size_t)count * n * 4))
         return -1;
+    int bad = 0;
     for (int r = 0; r < count; r++)
-        for (int j = 0; j < s->n; j++) {
-            int bad = check_one(run, s, r0 + r, j, s->rows[(size_t)r * n + (size_t)j]);
-            if (bad)
-                return bad;
-        }
-    return 0;
+        for (int j = 0; j < s->n; j++)
+            bad |= check_one(run, s, r0 + r, j, s->rows[(size_t)r * n + (size_t)j]);
+    return bad;
 }
 
 static int verify(cl_run *run, void *st, int full)
 {
     iou_state *s = st;
+    cl_mm_shape shape = {"out", 2, {s->m, s->n}, {"box a", "box b"}};
+    cl_mm_tol tol = {0, s->rel, NULL};
+    s->mm = cl_report_elements(run, &shape, &tol);
     if (full) {
+        int bad = 0;
         for (int r0 = 0; r0 < s->m; r0 += s->rows_cap) {
             int count = s->m - r0 < s->rows_cap ? s->m - r0 : s->rows_cap;
-            int bad = check_rows(run, s, r0, count);
-            if (bad)
-                return bad;
+            int rc = check_rows(run, s, r0, count);
+            if (rc < 0)
+                return rc;
+            bad |= rc;
         }
-        return 0;
+        return bad;
     }
     /* quick: the first and last rows, a few random rows, a few random elements */
     int bad = check_rows(run, s, 0, 1);

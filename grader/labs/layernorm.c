@@ -173,7 +173,13 @@ static const char *kind_name(int kind)
                                 : "";
 }
 
-static int check_row(cl_run *run, layernorm_state *st, long long r, const float *y, float mean_got,
+/* The three outputs' reports: y, then mean and rstd (per row). */
+typedef struct ln_reports {
+    cl_mm_acc *y;
+    cl_mm_acc mean, rstd;
+} ln_reports;
+
+static int check_row(cl_run *run, layernorm_state *st, ln_reports *rp, long long r, const float *y, float mean_got,
                      float rstd_got)
 {
     const long long C = st->cols;
@@ -188,33 +194,40 @@ static int check_row(cl_run *run, layernorm_state *st, long long r, const float 
         sdd += ((double)x[j] - mean) * ((double)x[j] - mean);
     const double var = sdd / (double)C, rstd = 1.0 / sqrt(var + (double)st->eps);
     char where[64];
+    int wrong = 0;
 
-    if (!(fabs((double)mean_got - mean) <= st->t_mean * A)) {
+    const int mean_ok = fabs((double)mean_got - mean) <= st->t_mean * A;
+    cl_mm_add(&rp->mean, r, mean, mean_got, mean_ok);
+    if (!mean_ok) {
         snprintf(where, sizeof where, "mean[%lld]", r);
-        return cl_mismatch(run, where, mean, mean_got, "allowed error %.3g x mean|x| = %.3g%s%s",
-                           st->t_mean, st->t_mean * A, kind_name(kind), ml_why(mean_got));
+        wrong = cl_mismatch(run, where, mean, mean_got, "allowed error %.3g x mean|x| = %.3g%s%s",
+                            st->t_mean, st->t_mean * A, kind_name(kind), ml_why(mean_got));
     }
     const double rel = st->t_rstd + st->t_cond * A / sqrt(var + (double)st->eps);
-    if (!(fabs((double)rstd_got - rstd) <= rel * rstd)) {
+    const int rstd_ok = fabs((double)rstd_got - rstd) <= rel * rstd;
+    cl_mm_add(&rp->rstd, r, rstd, rstd_got, rstd_ok);
+    if (!rstd_ok) {
         snprintf(where, sizeof where, "rstd[%lld]", r);
-        return cl_mismatch(run, where, rstd, rstd_got,
-                           "rstd = 1/sqrt(var + eps), var = %.9g (biased), eps = %.3g; allowed "
-                           "relative error %.3g%s%s",
-                           var, (double)st->eps, rel, kind_name(kind), ml_why(rstd_got));
+        wrong = cl_mismatch(run, where, rstd, rstd_got,
+                            "rstd = 1/sqrt(var + eps), var = %.9g (biased), eps = %.3g; allowed "
+                            "relative error %.3g%s%s",
+                            var, (double)st->eps, rel, kind_name(kind), ml_why(rstd_got));
     }
     for (long long j = 0; j < C; j++) {
         const double g = st->host_gamma[j], b = st->host_beta[j];
         const double want = ((double)x[j] - mean) * rstd * g + b;
         const double tol = st->t_y * (fabs(want) + fabs(g) * rstd * A + fabs(b));
-        if (!(fabs((double)y[j] - want) <= tol)) {
+        const int ok = fabs((double)y[j] - want) <= tol;
+        cl_mm_add(rp->y, r * C + j, want, y[j], ok);
+        if (!ok) {
             snprintf(where, sizeof where, "y[%lld][%lld]", r, j);
-            return cl_mismatch(run, where, want, y[j],
-                               "x = %.9g, mean = %.9g, rstd = %.9g, gamma = %.9g, beta = %.9g; "
-                               "allowed error %.3g%s%s",
-                               (double)x[j], mean, rstd, g, b, tol, kind_name(kind), ml_why(y[j]));
+            wrong = cl_mismatch(run, where, want, y[j],
+                                "x = %.9g, mean = %.9g, rstd = %.9g, gamma = %.9g, beta = %.9g; "
+                                "allowed error %.3g%s%s",
+                                (double)x[j], mean, rstd, g, b, tol, kind_name(kind), ml_why(y[j]));
         }
     }
-    return 0;
+    return wrong;
 }
 
 static int verify(cl_run *run, void *st_, int full)
@@ -223,6 +236,16 @@ static int verify(cl_run *run, void *st_, int full)
     const long long C = st->cols;
     ml_bands b;
     ml_pick_rows(&b, st->rows, C, full, cl_check_seed(run) ^ 0x6C6179657273ull);
+    ln_reports rp;
+    cl_mm_shape ys = {"y", 2, {st->rows, C}, {"row", "col"}}, ms = {"mean", 1, {st->rows}, {"row"}},
+                rs = {"rstd", 1, {st->rows}, {"row"}};
+    cl_mm_tol yt = {0, st->t_y, "t_y x (|expected| + |gamma| x rstd x mean|x| + |beta|), t_y from lab.yaml"},
+              mt = {0, st->t_mean, "t_mean x mean|x| of the row"},
+              rt = {0, st->t_rstd, "(t_rstd + t_cond x mean|x| x rstd) x |expected|"};
+    rp.y = cl_report_elements(run, &ys, &yt);
+    cl_mm_begin(&rp.mean, &ms, &mt);
+    cl_mm_begin(&rp.rstd, &rs, &rt);
+    int wrong = 0;
     for (int k = 0; k < b.n; k++)
         for (long long r0 = b.lo[k]; r0 < b.hi[k]; r0 += st->chunk_rows) {
             const long long r1 = r0 + st->chunk_rows < b.hi[k] ? r0 + st->chunk_rows : b.hi[k];
@@ -233,13 +256,16 @@ static int verify(cl_run *run, void *st_, int full)
                 return -1;
             for (long long r = r0; r < r1; r++) {
                 const size_t i = (size_t)(r - r0);
-                int rc = check_row(run, st, r, st->host_y + i * (size_t)C, st->host_mean[i],
+                wrong |= check_row(run, st, &rp, r, st->host_y + i * (size_t)C, st->host_mean[i],
                                    st->host_rstd[i]);
-                if (rc)
-                    return rc;
             }
         }
-    return 0;
+    /* the report is y's; where y is right, the statistic that is wrong */
+    if (!rp.y->rep.wrong && rp.mean.rep.wrong)
+        *rp.y = rp.mean;
+    else if (!rp.y->rep.wrong && rp.rstd.rep.wrong)
+        *rp.y = rp.rstd;
+    return wrong;
 }
 
 const cl_checker cl_checker_layernorm = {"layernorm", sizeof(layernorm_state), setup, generate,

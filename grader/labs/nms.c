@@ -352,6 +352,17 @@ static int explain(cl_run *run, const nms_state *s, int pos, int got_k)
                        "score order, ties by lower index", exp, got, (double)s->scores[got]);
 }
 
+/* The first difference in words, and the greedy rule the whole list breaks with its
+ * smallest counterexample (mismatch.h). */
+static int explain_and_report(cl_run *run, const nms_state *s, int pos, int got_k)
+{
+    int rc = explain(run, s, pos, got_k);
+    cl_mm_rule rule;
+    cl_mismatch_nms(s->n, (const float *)s->boxes, s->scores, s->t, s->got, got_k, &rule);
+    cl_report_rule(run, &rule);
+    return rc;
+}
+
 static int verify(cl_run *run, void *st, int full)
 {
     nms_state *s = st;
@@ -377,9 +388,9 @@ static int verify(cl_run *run, void *st, int full)
     int common = got_k < s->num_kept ? got_k : s->num_kept;
     for (int p = 0; p < common; p++)
         if (s->got[p] != s->keep[p])
-            return explain(run, s, p, got_k);
+            return explain_and_report(run, s, p, got_k);
     if (got_k != s->num_kept)
-        return explain(run, s, common, got_k);
+        return explain_and_report(run, s, common, got_k);
     (void)full; /* the answer is exact and cheap to compare: full and quick checks agree */
     return 0;
 }

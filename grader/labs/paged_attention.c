@@ -51,6 +51,7 @@ typedef struct pa_state {
     uint64_t seed;
     void *d_q, *d_k, *d_v, *d_out;
     int *d_tables, *d_ctx;
+    cl_mm_acc *mm; /* this verify's report (cl_report_elements) */
 } pa_state;
 
 static int read_shape(cl_run *run, const cl_case *c, pa_state *s)
@@ -272,7 +273,9 @@ static int check_group(cl_run *run, pa_state *s, long long seq, long long g)
             mag /= sum;
             double got = f16(s->out_h[qoff + (uint64_t)d]);
             double bound = CL_U16 * fabs(ref) + s->tol * mag + 5.9604644775390625e-08;
-            if (!cl_close(got, ref, bound, 0.0)) {
+            const int ok = cl_close(got, ref, bound, 0.0);
+            cl_mm_add(s->mm, (long long)qoff + d, ref, got, ok);
+            if (!ok && !cl_run_failed(run)) {
                 char where[96];
                 snprintf(where, sizeof where, "out[%lld][%lld][%lld]", seq, h, d);
                 return cl_mismatch(run, where, ref, got,
@@ -283,13 +286,17 @@ static int check_group(cl_run *run, pa_state *s, long long seq, long long g)
             }
         }
     }
-    return 0;
+    return cl_run_failed(run);
 }
 
 static int pa_verify(cl_run *run, void *state, int full)
 {
     pa_state *s = state;
     size_t n = (size_t)(s->seqs * s->heads * s->dim);
+    cl_mm_shape shape = {"out", 3, {s->seqs, s->heads, s->dim}, {"seq", "head", "dim"}};
+    cl_mm_tol tol = {0, CL_U16, "2^-11 x |expected| + tol x sum(p x |v|) + 2^-24, per element"};
+    s->mm = cl_report_elements(run, &shape, &tol);
+    int wrong = 0;
     if (cl_download(run, s->out_h, s->d_out, n * sizeof(uint16_t)))
         return -1;
     uint64_t budget = full ? PA_FULL_BUDGET : PA_QUICK_BUDGET;
@@ -299,9 +306,8 @@ static int pa_verify(cl_run *run, void *state, int full)
     if (total <= budget) {
         for (long long q = 0; q < s->seqs; q++)
             for (long long g = 0; g < s->kv_heads; g++)
-                if (check_group(run, s, q, g))
-                    return 1;
-        return 0;
+                wrong |= check_group(run, s, q, g);
+        return wrong;
     }
     /* a sample: sequences in turn from a random start, a random kv head of each */
     uint64_t spent = 0;

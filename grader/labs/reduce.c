@@ -188,11 +188,14 @@ static int verify(cl_run *run, void *vs, int full)
             abs_sum += fabs((double)s->tail_value) - fabs(g);
         }
     }
+    double chain = fmin((double)s->n, s->depth) + ceil(log2((double)s->n)) + 1.0;
+    double tol = chain * CL_U32 * abs_sum + CL_U32 * fabs(exact);
+    cl_mm_shape shape = {"out", 1, {1}, {"i"}};
+    cl_mm_tol mt = {tol, 0, "(dependent additions + log2 n + 1) x 2^-24 x sum|x| + 2^-24 x |expected|"};
+    cl_mm_add(cl_report_elements(run, &shape, &mt), 0, exact, got, !isnan(got) && fabs((double)got - exact) <= tol);
     if (isnan(got))
         return cl_mismatch(run, "out[0]", exact, got,
                            "*out is NaN: it was never written (outputs start as NaN), or the sum produced one");
-    double chain = fmin((double)s->n, s->depth) + ceil(log2((double)s->n)) + 1.0;
-    double tol = chain * CL_U32 * abs_sum + CL_U32 * fabs(exact);
     if (fabs((double)got - exact) > tol)
         return cl_mismatch(run, "out[0]", exact, got,
                            "the sum of %lld elements is off by %.6g; fp32 summation allows %.3g here "

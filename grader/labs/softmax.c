@@ -106,8 +106,9 @@ static int args(cl_run *run, void *st_, cl_args *a)
 }
 
 /* Compares one row of out (got) with the fp64 reference. */
-static int check_row(cl_run *run, softmax_state *st, long long r, const float *got)
+static int check_row(cl_run *run, softmax_state *st, cl_mm_acc *mm, long long r, const float *got)
 {
+    int wrong = 0;
     const long long C = st->cols;
     float *x = st->host_in;
     double *e = st->host_e;
@@ -120,16 +121,20 @@ static int check_row(cl_run *run, softmax_state *st, long long r, const float *g
     double sum_got = 0.0;
     for (long long j = 0; j < C; j++) {
         const double want = e[j] / s;
-        if (!cl_close(got[j], want, st->tol_abs, st->tol_rel)) {
+        const int ok = cl_close(got[j], want, st->tol_abs, st->tol_rel);
+        cl_mm_add(mm, r * C + j, want, got[j], ok);
+        if (!ok && !wrong) {
             char where[64];
             snprintf(where, sizeof where, "out[%lld][%lld]", r, j);
-            return cl_mismatch(run, where, want, got[j],
+            wrong = cl_mismatch(run, where, want, got[j],
                                "x = %.9g, row max = %.9g%s; allowed error %.3g + %.3g * |expected|%s",
                                (double)x[j], m, is_neginf_row(st, r) ? " (a row with -inf entries)" : "",
                                st->tol_abs, st->tol_rel, ml_why(got[j]));
         }
         sum_got += got[j];
     }
+    if (wrong)
+        return wrong;
     if (!(fabs(sum_got - 1.0) <= st->tol_sum))
         return cl_failf(run, "row %lld of out sums to %.9g, not 1 (allowed error %.3g)", r, sum_got,
                         st->tol_sum);
@@ -141,6 +146,10 @@ static int verify(cl_run *run, void *st_, int full)
     softmax_state *st = st_;
     ml_bands b;
     ml_pick_rows(&b, st->rows, st->cols, full, cl_check_seed(run) ^ 0x736F66746D6178ull);
+    cl_mm_shape shape = {"out", 2, {st->rows, st->cols}, {"row", "col"}};
+    cl_mm_tol tol = {st->tol_abs, st->tol_rel};
+    cl_mm_acc *mm = cl_report_elements(run, &shape, &tol);
+    int wrong = 0;
     for (int k = 0; k < b.n; k++)
         for (long long r0 = b.lo[k]; r0 < b.hi[k]; r0 += st->chunk_rows) {
             const long long r1 = r0 + st->chunk_rows < b.hi[k] ? r0 + st->chunk_rows : b.hi[k];
@@ -148,12 +157,13 @@ static int verify(cl_run *run, void *st_, int full)
                             (size_t)(r1 - r0) * (size_t)st->cols * sizeof(float)))
                 return -1;
             for (long long r = r0; r < r1; r++) {
-                int rc = check_row(run, st, r, st->host_out + (size_t)(r - r0) * (size_t)st->cols);
-                if (rc)
+                int rc = check_row(run, st, mm, r, st->host_out + (size_t)(r - r0) * (size_t)st->cols);
+                if (rc < 0)
                     return rc;
+                wrong |= rc;
             }
         }
-    return 0;
+    return wrong;
 }
 
 const cl_checker cl_checker_softmax = {"softmax", sizeof(softmax_state), setup, generate, args,

@@ -384,9 +384,8 @@ static void report_cpu(cl_run *run, topo_state *s, double ms)
                  s->n, s->m, med, s->ncpu, (double)s->m / (med * 1e6));
 }
 
-static int topo_verify(cl_run *run, void *state, int full)
+static int topo_judge(cl_run *run, topo_state *s, int full, int *cyclic_out)
 {
-    topo_state *s = state;
     long long n = s->n;
     if (cl_download(run, &s->status_h, s->d_status, sizeof(int)))
         return -1;
@@ -396,6 +395,7 @@ static int topo_verify(cl_run *run, void *state, int full)
     if (s->is_bench)
         report_cpu(run, s, t1 - t0);
     int cyclic = placed < n;
+    *cyclic_out = cyclic;
 
     if (s->status_h != 0 && s->status_h != 1)
         return cl_mismatch(run, "*status", cyclic, s->status_h, "*status must be 0 (a DAG) or 1 (a cycle)%s",
@@ -464,6 +464,24 @@ static int topo_verify(cl_run *run, void *state, int full)
                             u, s->pos[u], v, s->pos[v]);
     }
     return 0;
+}
+
+/* The first problem in words, and the rule the answer breaks with its smallest
+ * counterexample (mismatch.h). */
+static int topo_verify(cl_run *run, void *state, int full)
+{
+    topo_state *s = state;
+    int cyclic = 0;
+    int rc = topo_judge(run, s, full, &cyclic);
+    if (rc != 1 || (s->status_h != 0 && s->status_h != 1))
+        return rc;
+    if (s->n > 0 && !cyclic && s->status_h == 0 &&
+        cl_download(run, s->order_h, s->d_order, (size_t)s->n * sizeof(int)))
+        return -1;
+    cl_mm_rule rule;
+    cl_mismatch_topo((int)s->n, s->row_ptr, s->col, cyclic, s->order_h, s->status_h, &rule);
+    cl_report_rule(run, &rule);
+    return rc;
 }
 
 const cl_checker cl_checker_topo_sort = {"topo_sort", sizeof(topo_state), topo_setup, topo_generate,

@@ -61,9 +61,10 @@ static int args(cl_run *run, void *st_, cl_args *a)
     return 0;
 }
 
-/* Checks out rows [lo, hi) (each out row j holds column j of in). */
-static int check_out_rows(cl_run *run, transpose_state *st, long long lo, long long hi)
+/* Checks out rows [lo, hi) (each out row j holds column j of in), every element into mm. */
+static int check_out_rows(cl_run *run, transpose_state *st, cl_mm_acc *mm, long long lo, long long hi)
 {
+    int wrong = 0;
     const long long R = st->rows, C = st->cols;
     for (long long j0 = lo; j0 < hi; j0 += st->chunk_rows) {
         const long long j1 = j0 + st->chunk_rows < hi ? j0 + st->chunk_rows : hi;
@@ -76,18 +77,19 @@ static int check_out_rows(cl_run *run, transpose_state *st, long long lo, long l
                 const float want = cl_gen_f32(&st->gen, (uint64_t)i * (uint64_t)C + (uint64_t)j);
                 const int same = st->max_abs > 0 ? cl_close(row[i], want, st->max_abs, 0.0)
                                                  : memcmp(&row[i], &want, sizeof want) == 0;
-                if (!same) {
+                cl_mm_add(mm, j * R + i, want, row[i], same);
+                if (!same && !wrong) {
                     char where[64];
                     snprintf(where, sizeof where, "out[%lld][%lld]", j, i);
-                    return cl_mismatch(run, where, want, row[i],
-                                       "out is %lld x %lld and out[j][i] must equal in[i][j] = %.9g "
-                                       "exactly%s",
-                                       C, R, (double)want, ml_why(row[i]));
+                    wrong = cl_mismatch(run, where, want, row[i],
+                                        "out is %lld x %lld and out[j][i] must equal in[i][j] = %.9g "
+                                        "exactly%s",
+                                        C, R, (double)want, ml_why(row[i]));
                 }
             }
         }
     }
-    return 0;
+    return wrong;
 }
 
 static int verify(cl_run *run, void *st_, int full)
@@ -99,12 +101,18 @@ static int verify(cl_run *run, void *st_, int full)
     if (!full) { /* also the first out row: it holds the whole first column of in */
         b.lo[b.n] = 0, b.hi[b.n] = 1, b.n++;
     }
+    /* out is cols x rows: its row j is column j of in */
+    cl_mm_shape shape = {"out", 2, {st->cols, st->rows}, {"row", "col"}};
+    cl_mm_tol tol = {st->max_abs, 0};
+    cl_mm_acc *mm = cl_report_elements(run, &shape, &tol);
+    int wrong = 0;
     for (int k = 0; k < b.n; k++) {
-        int rc = check_out_rows(run, st, b.lo[k], b.hi[k]);
-        if (rc)
+        int rc = check_out_rows(run, st, mm, b.lo[k], b.hi[k]);
+        if (rc < 0)
             return rc;
+        wrong |= rc;
     }
-    return 0;
+    return wrong;
 }
 
 const cl_checker cl_checker_transpose = {"transpose", sizeof(transpose_state), setup, generate,

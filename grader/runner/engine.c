@@ -77,6 +77,9 @@ struct cl_run {
     char where[256];
     int has_values;
     double expected, got;
+    cl_mm_acc mm;        /* the full report of a wrong array output (cl_report_elements) */
+    int mm_on;
+    json_t *mm_rule;     /* the rule a multi-answer output broke (cl_report_rule) */
     char error[2048];
     unsigned char guard[GUARD_BYTES + GUARD_TAIL_MAX];
 };
@@ -152,6 +155,33 @@ int cl_mismatch(cl_run *run, const char *where, double expected, double got, con
     run->has_values = 1;
     run->failed = 1;
     return 1;
+}
+
+int cl_run_failed(const cl_run *run) { return run->failed; }
+
+cl_mm_acc *cl_report_elements(cl_run *run, const cl_mm_shape *shape, const cl_mm_tol *tol)
+{
+    cl_mm_begin(&run->mm, shape, tol);
+    run->mm_on = 1;
+    return &run->mm;
+}
+
+void cl_report_rule(cl_run *run, cl_mm_rule *r)
+{
+    if (r->broken && !run->mm_rule)
+        run->mm_rule = cl_mm_rule_json(r);
+    cl_mm_rule_free(r);
+}
+
+/* The report a wrong case carries (bounded: ten elements, the largest, one guess; or one
+ * rule and its counterexample), or NULL. */
+static json_t *mismatch_json(cl_run *run)
+{
+    if (run->mm_rule)
+        return json_incref(run->mm_rule);
+    if (run->mm_on && cl_mm_end(&run->mm) > 0)
+        return cl_mm_acc_json(&run->mm);
+    return NULL;
 }
 
 static const cl_param *find_param(const cl_case *c, const char *key)
@@ -613,6 +643,9 @@ static void reset_outcome(cl_run *run)
     run->failed = 0;
     run->has_values = 0;
     run->msg[0] = run->where[0] = run->error[0] = '\0';
+    run->mm_on = 0;
+    json_decref(run->mm_rule);
+    run->mm_rule = NULL;
 }
 
 /* ---- one call of the solution ---- */
@@ -869,6 +902,11 @@ static case_status run_bench(cl_run *run, const cl_checker *chk, void *st, const
     return s;
 }
 
+static json_t *jnum_or_text(double v)
+{
+    return isfinite(v) ? json_real(v) : json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
 static json_t *case_json(cl_run *run, const cl_case_conf *cc, case_status s, double ms, const bench_stats *bs,
                          const calib *cal)
 {
@@ -881,9 +919,13 @@ static json_t *case_json(cl_run *run, const cl_case_conf *cc, case_status s, dou
         json_object_set_new(o, "message", json_string(msg));
     if (s == ST_WRONG && run->has_values) {
         json_object_set_new(o, "where", json_string(run->where));
-        json_object_set_new(o, "expected", json_real(run->expected));
-        json_object_set_new(o, "got", json_real(run->got));
+        /* JSON has no NaN or Inf: as text, the way the reports write them */
+        json_object_set_new(o, "expected", jnum_or_text(run->expected));
+        json_object_set_new(o, "got", jnum_or_text(run->got));
     }
+    json_t *mm = s == ST_WRONG ? mismatch_json(run) : NULL;
+    if (mm)
+        json_object_set_new(o, "mismatch", mm);
     if (run->shape[0])
         json_object_set_new(o, "shape", json_string(run->shape));
     if (run->scaled[0])
@@ -1123,6 +1165,7 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
             snprintf(out->message, sizeof out->message, "the GPU was unusable after an error");
         }
     }
+    reset_outcome(run);
     free(run);
     free(cal);
     return rc;

@@ -1,9 +1,13 @@
 /* mismatch.c: a failing array output compared element by element: counts, the first ten,
- * the worst, and a guess at the pattern. */
+ * the worst, and a guess at the pattern. Elements come one at a time (cl_mm_add), as a
+ * checker walks its output, or as whole arrays (cl_mismatch_f32 and friends). */
 #include "grader/mismatch.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const long long tiles[CL_MM_NTILES] = {8, 16, 32, 64, 128, 256};
 
 typedef double (*getter)(const void *a, long long i);
 
@@ -61,147 +65,229 @@ static const char *dim_name(const cl_mm_shape *s, int d)
     return s->names[d] ? s->names[d] : dflt[d];
 }
 
-/* ---- pattern guesses, the clearest first ---- */
+/* ---- element by element ---- */
 
-static void guess(cl_mm_report *r, const cl_mm_shape *s, const void *E, const void *G, getter get)
+void cl_mm_begin(cl_mm_acc *a, const cl_mm_shape *shape, const cl_mm_tol *tol)
 {
-    long long n = r->total;
-    const char *A = s->array ? s->array : "out";
-    /* 1. only a partial tile at the end of a dimension is wrong (the tightest such bound) */
-    static const long long tiles[] = {8, 16, 32, 64, 128, 256};
-    int best_d = -1;
-    long long best_full = 0, best_T = 0;
-    for (int d = 0; d < s->ndims; d++) {
-        for (size_t t = 0; t < sizeof tiles / sizeof *tiles; t++) {
-            long long T = tiles[t], full = s->dims[d] / T * T;
-            if (s->dims[d] % T == 0 || full == 0 || (best_d == d && full < best_full))
-                continue;
-            int all_edge = 1;
-            long long c[3];
-            for (long long i = 0; i < n && all_edge; i++)
-                if (!elem_ok(get(E, i), get(G, i), &r->tol)) {
-                    coords(s, i, c);
-                    all_edge = c[d] >= full;
-                }
-            if (all_edge && (best_d < 0 || full >= best_full)) {
-                best_d = d;
-                best_full = full;
-                best_T = T;
+    memset(a, 0, sizeof *a);
+    a->shape = *shape;
+    if (a->shape.ndims < 1 || a->shape.ndims > 3) {
+        a->shape.ndims = 1;
+        a->shape.dims[0] = 0;
+    }
+    a->size = total_of(&a->shape);
+    a->rep.tol = *tol;
+    a->min_bad = -1;
+    a->max_ok = -1;
+    a->f0 = a->o0 = NAN;
+    a->cur_row = -1;
+    a->one_factor = a->one_offset = 1;
+    a->per_row = a->shape.ndims >= 2;
+}
+
+int cl_mm_add(cl_mm_acc *a, long long i, double e, double g, int ok)
+{
+    cl_mm_report *r = &a->rep;
+    r->total++;
+    if (ok < 0)
+        ok = elem_ok(e, g, &r->tol);
+    if (ok) {
+        if (i > a->max_ok) a->max_ok = i;
+        return 1;
+    }
+    r->wrong++;
+    cl_mm_elem x = make_elem(&a->shape, i, e, g);
+    if (!isfinite(g)) r->nonfinite++;
+    if (isnan(g)) a->nan_wrong++;
+    if (g == 0) a->zero_wrong++;
+    if (r->nfirst < CL_MM_FIRST) r->first[r->nfirst++] = x;
+    if (!r->have_worst || x.abs_err > r->worst.abs_err) {
+        r->worst = x;
+        r->have_worst = 1;
+    }
+    if (a->min_bad < 0 || i < a->min_bad) a->min_bad = i;
+    /* in the last partial tile of a dimension? */
+    for (int t = 0; t < CL_MM_NTILES; t++) {
+        int any = 0;
+        for (int d = 0; d < a->shape.ndims; d++) {
+            long long full = a->shape.dims[d] / tiles[t] * tiles[t];
+            if (a->shape.dims[d] % tiles[t] && full && x.coord[d] >= full) {
+                a->edge[d][t]++;
+                any = 1;
             }
         }
+        a->edge_any[t] += any;
     }
+    /* one factor, one offset, one factor per row */
+    double f = e != 0 ? g / e : NAN, o = g - e;
+    if (isnan(a->f0)) a->f0 = f;
+    if (isnan(a->o0)) a->o0 = o;
+    if (isnan(f) || fabs(f - a->f0) > 1e-3 * fabs(a->f0)) a->one_factor = 0;
+    if (!(fabs(o - a->o0) <= 1e-3 * fmax(fabs(a->o0), 1e-30) + r->tol.abs)) a->one_offset = 0;
+    long long row_len = a->shape.ndims >= 2 ? a->shape.dims[a->shape.ndims - 1] : a->size;
+    long long row = row_len > 0 ? i / row_len : 0;
+    if (row != a->cur_row) {
+        if (a->rows_wrong++ == 0) a->first_row = row;
+        a->cur_row = row;
+        a->row_f = f;
+    } else if (isnan(f) || fabs(f - a->row_f) > 1e-3 * fabs(a->row_f)) {
+        a->per_row = 0;
+    }
+    return 0;
+}
+
+/* ---- pattern guesses, the clearest first ---- */
+
+static int guess_partial_tile(cl_mm_acc *a)
+{
+    cl_mm_report *r = &a->rep;
+    const cl_mm_shape *s = &a->shape;
+    /* one dimension, the tightest bound (the largest full part); among equally tight
+     * tiles, the commonest size first */
+    static const int pref[CL_MM_NTILES] = {2, 1, 3, 4, 0, 5}; /* 32, 16, 64, 128, 8, 256 */
+    int best_d = -1, best_t = -1;
+    long long best_full = 0;
+    for (int d = 0; d < s->ndims; d++)
+        for (int p = 0; p < CL_MM_NTILES; p++) {
+            int t = pref[p];
+            long long full = s->dims[d] / tiles[t] * tiles[t];
+            if (a->edge[d][t] == r->wrong && full && s->dims[d] % tiles[t] && (best_d < 0 || full > best_full)) {
+                best_d = d;
+                best_t = t;
+                best_full = full;
+            }
+        }
     if (best_d >= 0) {
         strcpy(r->pattern_id, "partial_tile");
         snprintf(r->pattern, sizeof r->pattern,
                  "only the last partial tile is wrong: every wrong element has %s >= %lld (%s = %lld is not a "
                  "multiple of %lld): check the bounds for the last block",
-                 dim_name(s, best_d), best_full, dim_name(s, best_d), s->dims[best_d], best_T);
-        return;
+                 dim_name(s, best_d), best_full, dim_name(s, best_d), s->dims[best_d], tiles[best_t]);
+        return 1;
     }
-    /* 2. NaN or Inf where the answer is finite */
-    if (r->nonfinite == r->wrong) {
-        int all_nan = 1, tail = 1;
-        long long first_bad = -1;
-        for (long long i = 0; i < n; i++) {
-            int bad = !elem_ok(get(E, i), get(G, i), &r->tol);
-            if (bad && first_bad < 0) first_bad = i;
-            if (first_bad >= 0 && !bad) tail = 0;
-            if (bad && !isnan(get(G, i))) all_nan = 0;
+    /* the edge tiles of several dimensions (a grid rounded down in each): the tightest */
+    best_t = -1;
+    for (int p = 0; p < CL_MM_NTILES && s->ndims > 1; p++) {
+        int t = pref[p];
+        if (a->edge_any[t] != r->wrong)
+            continue;
+        long long tight = 0;
+        for (int d = 0; d < s->ndims; d++)
+            tight += s->dims[d] % tiles[t] ? s->dims[d] / tiles[t] * tiles[t] : s->dims[d];
+        if (best_t < 0 || tight > best_full) {
+            best_t = t;
+            best_full = tight;
         }
-        strcpy(r->pattern_id, all_nan && tail ? "unwritten_tail" : "nonfinite");
-        if (all_nan && tail)
+    }
+    if (best_t >= 0) {
+        int t = best_t;
+        char dims[128] = "";
+        size_t len = 0;
+        for (int d = 0; d < s->ndims; d++)
+            if (a->edge[d][t])
+                len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%s >= %lld", len ? " or " : "",
+                                        dim_name(s, d), s->dims[d] / tiles[t] * tiles[t]);
+        strcpy(r->pattern_id, "partial_tile");
+        snprintf(r->pattern, sizeof r->pattern,
+                 "only the last partial tiles are wrong: every wrong element has %s (tiles of %lld): check the "
+                 "bounds for the last blocks (a grid rounded down, or a missing bounds check)",
+                 dims, tiles[t]);
+        return 1;
+    }
+    return 0;
+}
+
+static int guess(cl_mm_acc *a, const void *E, const void *G, getter get)
+{
+    cl_mm_report *r = &a->rep;
+    const cl_mm_shape *s = &a->shape;
+    const char *A = s->array ? s->array : "out";
+    if (guess_partial_tile(a))
+        return 1;
+    /* NaN or Inf where the answer is finite */
+    if (r->nonfinite == r->wrong) {
+        int tail = a->nan_wrong == r->wrong && a->max_ok < a->min_bad && r->total == a->size;
+        strcpy(r->pattern_id, tail && a->min_bad == 0 ? "unwritten" : tail ? "unwritten_tail" : "nonfinite");
+        if (tail && a->min_bad == 0)
+            snprintf(r->pattern, sizeof r->pattern,
+                     "no element of %s was written (all still hold the NaN poison): did the kernel run at all? "
+                     "(a grid of 0 blocks, an early return, a launch error not checked)", A);
+        else if (tail)
             snprintf(r->pattern, sizeof r->pattern,
                      "%s[%lld..%lld] are NaN, the poison outputs start with: the end of the output was never written",
-                     A, first_bad, n - 1);
+                     A, a->min_bad, a->size - 1);
         else
             snprintf(r->pattern, sizeof r->pattern,
                      "%lld element%s where the answer is finite: an exp() overflow (subtract the maximum first), "
                      "a division by zero, or an element never written (outputs start as NaN)",
                      r->nonfinite, r->nonfinite == 1 ? " is NaN or Inf" : "s are NaN or Inf");
-        return;
+        return 1;
     }
-    /* 3. transposed (square 2-D only) */
-    if (s->ndims == 2 && s->dims[0] == s->dims[1] && s->dims[0] > 1) {
+    /* transposed (square 2-D, whole arrays only) */
+    if (E && s->ndims == 2 && s->dims[0] == s->dims[1] && s->dims[0] > 1) {
         long long R = s->dims[0], match = 0;
-        for (long long i = 0; i < n; i++)
-            if (!elem_ok(get(E, i), get(G, i), &r->tol)) {
-                long long row = i / R, col = i % R;
-                match += elem_ok(get(E, col * R + row), get(G, i), &r->tol);
-            }
+        for (long long i = 0; i < a->size; i++)
+            if (!elem_ok(get(E, i), get(G, i), &r->tol))
+                match += elem_ok(get(E, (i % R) * R + i / R), get(G, i), &r->tol);
         if (match == r->wrong) {
             strcpy(r->pattern_id, "transposed");
             snprintf(r->pattern, sizeof r->pattern, "%s looks transposed: %s[%s][%s] holds the answer for [%s][%s]", A,
                      A, dim_name(s, 0), dim_name(s, 1), dim_name(s, 1), dim_name(s, 0));
-            return;
+            return 1;
         }
     }
-    /* 4. zeros */
-    {
-        int zeros = 1;
-        for (long long i = 0; i < n && zeros; i++)
-            if (!elem_ok(get(E, i), get(G, i), &r->tol)) zeros = get(G, i) == 0;
-        if (zeros) {
-            strcpy(r->pattern_id, "zeros");
-            snprintf(r->pattern, sizeof r->pattern,
-                     "every wrong element is 0: written by a path that skipped the work (an early return, a block that "
-                     "did not run, a missing accumulation)");
-            return;
-        }
+    if (a->zero_wrong == r->wrong) {
+        strcpy(r->pattern_id, "zeros");
+        snprintf(r->pattern, sizeof r->pattern,
+                 "every wrong element is 0: written by a path that skipped the work (an early return, a block that "
+                 "did not run, a missing accumulation)");
+        return 1;
     }
-    /* 5. one factor (everywhere, or per row) and 6. one offset */
-    double f0 = NAN, o0 = NAN;
-    int one_factor = 1, one_offset = 1, per_row = s->ndims >= 2;
-    long long row_len = s->ndims >= 2 ? s->dims[s->ndims - 1] : n;
-    double row_f = NAN;
-    long long cur_row = -1;
-    for (long long i = 0; i < n; i++) {
-        double e = get(E, i), g = get(G, i);
-        if (elem_ok(e, g, &r->tol)) continue;
-        double f = e != 0 ? g / e : NAN, o = g - e;
-        if (isnan(f0)) f0 = f;
-        if (isnan(o0)) o0 = o;
-        if (isnan(f) || fabs(f - f0) > 1e-3 * fabs(f0)) one_factor = 0;
-        if (fabs(o - o0) > 1e-3 * fmax(fabs(o0), 1e-30) + r->tol.abs) one_offset = 0;
-        long long row = i / row_len;
-        if (row != cur_row) { cur_row = row; row_f = f; }
-        else if (isnan(f) || fabs(f - row_f) > 1e-3 * fabs(row_f)) per_row = 0;
-    }
-    if (one_factor && r->wrong > 1) {
+    if (r->wrong < 2)
+        return 0;
+    if (a->one_factor) {
         strcpy(r->pattern_id, "one_factor");
-        snprintf(r->pattern, sizeof r->pattern, "every wrong element is off by the same factor (got = %.6g x expected): "
-                 "a scale applied twice or not at all", f0);
-    } else if (one_offset && r->wrong > 1) {
+        if (a->rows_wrong == 1 && s->ndims >= 2)
+            snprintf(r->pattern, sizeof r->pattern, "every wrong element is in %s %lld and off by the same factor "
+                     "(got = %.6g x expected): that %s's normalisation (sum, max, mean or variance) is wrong",
+                     dim_name(s, s->ndims - 2), a->first_row % s->dims[s->ndims - 2], a->f0, dim_name(s, s->ndims - 2));
+        else
+            snprintf(r->pattern, sizeof r->pattern, "every wrong element is off by the same factor (got = %.6g x "
+                     "expected): a scale applied twice or not at all", a->f0);
+    } else if (a->one_offset) {
         strcpy(r->pattern_id, "one_offset");
         snprintf(r->pattern, sizeof r->pattern, "every wrong element is off by the same amount (%+.6g): an initial value "
-                 "or a bias added twice or not at all", o0);
-    } else if (per_row && r->wrong > 1) {
+                 "or a bias added twice or not at all", a->o0);
+    } else if (a->per_row) {
         strcpy(r->pattern_id, "row_factor");
         snprintf(r->pattern, sizeof r->pattern, "each wrong %s is off by one factor of its own: the per-%s "
-                 "normalisation (sum, max, mean or variance) is wrong", dim_name(s, 0), dim_name(s, 0));
+                 "normalisation (sum, max, mean or variance) is wrong", dim_name(s, s->ndims - 2),
+                 dim_name(s, s->ndims - 2));
+    } else {
+        return 0;
     }
+    return 1;
 }
+
+long long cl_mm_end(cl_mm_acc *a)
+{
+    if (a->rep.wrong && !a->rep.pattern_id[0])
+        guess(a, NULL, NULL, NULL);
+    return a->rep.wrong;
+}
+
+/* ---- whole arrays ---- */
 
 static long long compare(const void *E, const void *G, getter get, const cl_mm_shape *s, const cl_mm_tol *tol,
                          cl_mm_report *r)
 {
-    memset(r, 0, sizeof *r);
-    r->tol = *tol;
-    r->total = total_of(s);
-    for (long long i = 0; i < r->total; i++) {
-        double e = get(E, i), g = get(G, i);
-        if (elem_ok(e, g, tol))
-            continue;
-        r->wrong++;
-        cl_mm_elem x = make_elem(s, i, e, g);
-        if (!isfinite(g)) r->nonfinite++;
-        if (r->nfirst < CL_MM_FIRST) r->first[r->nfirst++] = x;
-        if (!r->have_worst || x.abs_err > r->worst.abs_err) {
-            r->worst = x;
-            r->have_worst = 1;
-        }
-    }
-    if (r->wrong)
-        guess(r, s, E, G, get);
+    cl_mm_acc a;
+    cl_mm_begin(&a, s, tol);
+    for (long long i = 0; i < a.size; i++)
+        cl_mm_add(&a, i, get(E, i), get(G, i), -1);
+    if (a.rep.wrong)
+        guess(&a, E, G, get);
+    *r = a.rep;
     return r->wrong;
 }
 
@@ -221,7 +307,7 @@ long long cl_mismatch_f16(const uint16_t *e, const uint16_t *g, const cl_mm_shap
     return compare(e, g, get_f16, s, t, r);
 }
 
-/* ---- output ---- */
+/* ---- output: JSON, and text made from the JSON (what travels through the verdict stream) ---- */
 
 static void where(const cl_mm_shape *s, const cl_mm_elem *x, char *out, size_t n)
 {
@@ -253,9 +339,16 @@ static json_t *elem_json(const cl_mm_shape *s, const cl_mm_elem *x)
 
 json_t *cl_mismatch_json(const cl_mm_report *r, const cl_mm_shape *s)
 {
-    json_t *o = json_pack("{s:I, s:I, s:I, s:{s:f, s:f}}", "wrong", (json_int_t)r->wrong, "total",
-                          (json_int_t)r->total, "nonfinite", (json_int_t)r->nonfinite, "tolerance", "abs", r->tol.abs,
-                          "rel", r->tol.rel);
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:{s:f, s:f}}", "kind", "elements", "array",
+                          s->array ? s->array : "out", "wrong", (json_int_t)r->wrong, "total", (json_int_t)r->total,
+                          "nonfinite", (json_int_t)r->nonfinite, "tolerance", "abs", r->tol.abs, "rel", r->tol.rel);
+    if (r->tol.rule)
+        json_object_set_new(json_object_get(o, "tolerance"), "rule", json_string(r->tol.rule));
+    json_t *dims = json_array();
+    for (int d = 0; d < s->ndims; d++)
+        json_array_append_new(dims, json_pack("{s:s, s:I}", "name", dim_name(s, d), "size", (json_int_t)s->dims[d]));
+    json_object_set_new(o, "dims", dims);
+    json_object_set_new(o, "size", json_integer(total_of(s)));
     json_t *first = json_array();
     for (int i = 0; i < r->nfirst; i++)
         json_array_append_new(first, elem_json(s, &r->first[i]));
@@ -267,24 +360,97 @@ json_t *cl_mismatch_json(const cl_mm_report *r, const cl_mm_shape *s)
     return o;
 }
 
+json_t *cl_mm_acc_json(const cl_mm_acc *a) { return cl_mismatch_json(&a->rep, &a->shape); }
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "?";
+}
+
+/* a number as set by num(): a real, an integer, or "nan"/"inf"/"-inf" */
+static void fmt_num(const json_t *v, const char *fmt, char *out, size_t n)
+{
+    if (json_is_number(v))
+        snprintf(out, n, fmt, json_number_value(v));
+    else
+        snprintf(out, n, "%s", json_is_string(v) ? json_string_value(v) : "?");
+}
+
+static void print_elem(const json_t *x, const char *indent, FILE *f)
+{
+    char e[32], g[32], ae[16], re[16];
+    fmt_num(json_object_get(x, "expected"), "%.8g", e, sizeof e);
+    fmt_num(json_object_get(x, "got"), "%.8g", g, sizeof g);
+    fmt_num(json_object_get(x, "abs_error"), "%.3g", ae, sizeof ae);
+    fmt_num(json_object_get(x, "rel_error"), "%.3g", re, sizeof re);
+    fprintf(f, "%s  %-32s %15s %15s %11s %11s\n", indent, jstr(x, "where"), e, g, ae, re);
+}
+
+static void print_rule(const json_t *j, const char *indent, FILE *f)
+{
+    fprintf(f, "%srule broken: %s\n%s  %s\n", indent, jstr(j, "rule"), indent, jstr(j, "text"));
+    json_t *ex = json_object_get(j, "example");
+    if (ex && json_object_size(ex)) {
+        char *s = json_dumps(ex, JSON_COMPACT | JSON_SORT_KEYS);
+        if (s)
+            fprintf(f, "%s  counterexample: %s\n", indent, s);
+        free(s);
+    }
+}
+
+void cl_mismatch_print(const json_t *j, const char *indent, int brief, FILE *f)
+{
+    if (!json_is_object(j))
+        return;
+    if (!strcmp(jstr(j, "kind"), "rule")) {
+        print_rule(j, indent, f);
+        return;
+    }
+    long long wrong = json_integer_value(json_object_get(j, "wrong")),
+              total = json_integer_value(json_object_get(j, "total")),
+              size = json_integer_value(json_object_get(j, "size"));
+    json_t *tol = json_object_get(j, "tolerance");
+    fprintf(f, "%s%lld of %lld elements wrong", indent, wrong, total);
+    if (size > total)
+        fprintf(f, " (checked %lld of the %lld in %s)", total, size, jstr(j, "array"));
+    if (json_is_string(json_object_get(tol, "rule")))
+        fprintf(f, " (tolerance: %s)\n", jstr(tol, "rule"));
+    else
+        fprintf(f, " (tolerance |got - expected| <= %.3g + %.3g x |expected|)\n",
+                json_number_value(json_object_get(tol, "abs")), json_number_value(json_object_get(tol, "rel")));
+    json_t *first = json_object_get(j, "first");
+    json_t *p = json_object_get(j, "pattern");
+    if (brief) {
+        if (p)
+            fprintf(f, "%s  pattern: %s\n", indent, jstr(p, "text"));
+        return;
+    }
+    if (!json_array_size(first))
+        return;
+    fprintf(f, "%s  %-32s %15s %15s %11s %11s\n", indent, "where", "expected", "got", "abs err", "rel err");
+    size_t i;
+    json_t *x;
+    json_array_foreach(first, i, x) print_elem(x, indent, f);
+    if (wrong > (long long)json_array_size(first))
+        fprintf(f, "%s  ... and %lld more\n", indent, wrong - (long long)json_array_size(first));
+    json_t *w = json_object_get(j, "largest");
+    if (w) {
+        char e[32], g[32], ae[16], re[16];
+        fmt_num(json_object_get(w, "expected"), "%.8g", e, sizeof e);
+        fmt_num(json_object_get(w, "got"), "%.8g", g, sizeof g);
+        fmt_num(json_object_get(w, "abs_error"), "%.3g", ae, sizeof ae);
+        fmt_num(json_object_get(w, "rel_error"), "%.3g", re, sizeof re);
+        fprintf(f, "%s  largest error at %s: expected %s, got %s (abs %s, rel %s)\n", indent, jstr(w, "where"), e, g,
+                ae, re);
+    }
+    if (p)
+        fprintf(f, "%s  pattern: %s\n", indent, jstr(p, "text"));
+}
+
 void cl_mismatch_text(const cl_mm_report *r, const cl_mm_shape *s, FILE *f)
 {
-    fprintf(f, "%lld of %lld elements wrong (tolerance |got - expected| <= %.3g + %.3g x |expected|)\n", r->wrong,
-            r->total, r->tol.abs, r->tol.rel);
-    if (!r->nfirst)
-        return;
-    fprintf(f, "  %-32s %15s %15s %11s %11s\n", "where", "expected", "got", "abs err", "rel err");
-    char w[256];
-    for (int i = 0; i < r->nfirst; i++) {
-        where(s, &r->first[i], w, sizeof w);
-        fprintf(f, "  %-32s %15.8g %15.8g %11.3g %11.3g\n", w, r->first[i].expected, r->first[i].got,
-                r->first[i].abs_err, r->first[i].rel_err);
-    }
-    if (r->wrong > r->nfirst)
-        fprintf(f, "  ... and %lld more\n", r->wrong - r->nfirst);
-    where(s, &r->worst, w, sizeof w);
-    fprintf(f, "  largest error at %s: expected %.8g, got %.8g (abs %.3g, rel %.3g)\n", w, r->worst.expected,
-            r->worst.got, r->worst.abs_err, r->worst.rel_err);
-    if (r->pattern_id[0])
-        fprintf(f, "  pattern: %s\n", r->pattern);
+    json_t *j = cl_mismatch_json(r, s);
+    cl_mismatch_print(j, "", 0, f);
+    json_decref(j);
 }

@@ -16,7 +16,7 @@ void cl_mm_rule_free(cl_mm_rule *r)
 
 json_t *cl_mm_rule_json(const cl_mm_rule *r)
 {
-    json_t *o = json_pack("{s:b, s:s, s:s}", "broken", r->broken, "rule", r->rule, "text", r->text);
+    json_t *o = json_pack("{s:s, s:b, s:s, s:s}", "kind", "rule", "broken", r->broken, "rule", r->rule, "text", r->text);
     if (r->example)
         json_object_set(o, "example", r->example);
     return o;

@@ -1,5 +1,6 @@
 /* report.c: the three faces of a result: terminal text, JSON and JUnit XML. */
 #include "grader/report.h"
+#include "grader/mismatch.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ static json_t *case_to_json(const cl_case_result *c)
         set_num(o, "expected", c->expected);
         set_num(o, "got", c->got);
     }
+    if (c->mismatch)
+        json_object_set_new(o, "mismatch", json_loads(c->mismatch, 0, NULL));
     set_str(o, "shape", c->shape);
     set_str(o, "scaled", c->scaled);
     if (c->bench && c->runs) {
@@ -174,6 +177,23 @@ static const char *tier_named(const char *t)
     return NULL;
 }
 
+/* A case's mismatch report as compact JSON text: an object, and bounded (the judge's is a
+ * few KiB; anything larger is not the judge's and is dropped). */
+#define MISMATCH_MAX_BYTES 16384
+static char *mismatch_text(const json_t *m)
+{
+    if (!json_is_object(m))
+        return NULL;
+    char *s = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
+    if (s && strlen(s) > MISMATCH_MAX_BYTES) {
+        free(s);
+        return NULL;
+    }
+    if (s)
+        cl_utf8_scrub(s);
+    return s;
+}
+
 void cl_case_from_json(json_t *c, cl_case_result *cr)
 {
     memset(cr, 0, sizeof *cr);
@@ -186,6 +206,7 @@ void cl_case_from_json(json_t *c, cl_case_result *cr)
     cr->has_values = json_object_get(c, "expected") != NULL;
     cr->expected = jnum(c, "expected");
     cr->got = jnum(c, "got");
+    cr->mismatch = mismatch_text(json_object_get(c, "mismatch"));
     cr->shape = jdup(c, "shape");
     cr->scaled = jdup(c, "scaled");
     cr->ms = jnum(c, "ms");
@@ -357,6 +378,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
                 r->tensor_cores ? CL_T("HMMA/HGMMA instructions present") : CL_T("none: no HMMA/HGMMA instructions"), Z);
     if (r->total > 0) {
         fprintf(f, CL_T("  correctness  %s%d/%d%s cases passed\n"), r->passed == r->total ? G : R, r->passed, r->total, Z);
+        int reported = 0;
         for (int i = 0; i < r->ncases; i++) {
             const cl_case_result *c = &r->cases[i];
             if (c->bench)
@@ -374,6 +396,11 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
                             c->got);
             }
             fputc('\n', f);
+            if (!ok && c->mismatch) { /* in full for the first failing case (all with --verbose) */
+                json_t *m = json_loads(c->mismatch, 0, NULL);
+                cl_mismatch_print(m, "         ", !verbose && reported++, f);
+                json_decref(m);
+            }
             if (c->scaled && (verbose || !ok))
                 fprintf(f, "         %s%s%s\n", D, c->scaled, Z);
         }

@@ -80,6 +80,7 @@ static void free_case(cl_case_result *c)
     free(c->status);
     free(c->message);
     free(c->where);
+    free(c->mismatch);
     free(c->shape);
     free(c->scaled);
     free(c->items_unit);

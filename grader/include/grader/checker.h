@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "grader/gen.h"
+#include "grader/mismatch.h"
 
 typedef struct cl_run cl_run;   /* the runner's state: one lab, one process */
 typedef struct cl_case cl_case; /* one case of lab.yaml (correctness or bench) */
@@ -131,8 +132,23 @@ int cl_mismatch(cl_run *run, const char *where, double expected, double got, con
     __attribute__((format(printf, 5, 6)));
 /* Any other wrong answer, in words. Returns 1. */
 int cl_failf(cl_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 once cl_mismatch or cl_failf has recorded this check's failure. */
+int cl_run_failed(const cl_run *run);
 /* An error of the checker or of the environment (not the student's fault). Returns -1. */
 int cl_errorf(cl_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the full report of a wrong case (mismatch.h), sent with the verdict ---- */
+
+/* Starts the report of one output array, in the lab's terms (names of its dimensions) and
+ * with the tolerance the checker applies. Feed every element compared to the returned
+ * accumulator with cl_mm_add, passing the checker's own judgement; keep comparing after the
+ * first wrong one (cl_mismatch keeps the first for the one-line message). The engine
+ * finishes the report and sends it with a `wrong` case. One report a verify; a later call
+ * starts over. */
+cl_mm_acc *cl_report_elements(cl_run *run, const cl_mm_shape *shape, const cl_mm_tol *tol);
+/* For outputs with more than one right form: the rule broken, from cl_mismatch_topo or
+ * cl_mismatch_nms (the first broken one is kept; r's example is released either way). */
+void cl_report_rule(cl_run *run, cl_mm_rule *r);
 
 /* ---- helpers for comparisons ---- */
 

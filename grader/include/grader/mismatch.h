@@ -30,6 +30,7 @@ typedef struct cl_mm_shape {
 
 typedef struct cl_mm_tol {
     double abs, rel;
+    const char *rule; /* the checker's own bound in words, where it is not abs + rel x |expected| */
 } cl_mm_tol;
 
 typedef struct cl_mm_elem {
@@ -49,6 +50,39 @@ typedef struct cl_mm_report {
     char pattern[320];
 } cl_mm_report;
 
+/* ---- element by element, as a checker walks its output (any order, any subset) ---- */
+
+#define CL_MM_NTILES 6 /* the tile sizes a partial tile is looked for at: 8 .. 256 */
+
+typedef struct cl_mm_acc {
+    cl_mm_shape shape;
+    cl_mm_report rep;
+    /* what the guess needs, gathered as elements come */
+    long long size;                              /* elements in the array (total: those compared) */
+    long long edge[3][CL_MM_NTILES];             /* wrong elements in dimension d's last partial tile */
+    long long edge_any[CL_MM_NTILES];            /* ... in the last partial tile of any dimension */
+    long long min_bad, max_ok, nan_wrong, zero_wrong;
+    double f0, o0, row_f;
+    long long cur_row, rows_wrong, first_row;
+    int one_factor, one_offset, per_row;
+} cl_mm_acc;
+
+void cl_mm_begin(cl_mm_acc *a, const cl_mm_shape *shape, const cl_mm_tol *tol);
+/* One compared element at row-major index. ok: the checker's own judgement (1 right, 0
+ * wrong), or -1 to judge by the tolerance. Returns 1 when the element is right. */
+int cl_mm_add(cl_mm_acc *a, long long index, double expected, double got, int ok);
+/* Makes the guess; the report is a->rep. Returns the number wrong. */
+long long cl_mm_end(cl_mm_acc *a);
+/* The report with its shape, as JSON: {"kind": "elements", "array", "dims", "wrong",
+ * "total", "size", "nonfinite", "tolerance", "first", "largest", "pattern"}. */
+json_t *cl_mm_acc_json(const cl_mm_acc *a);
+
+/* Prints a report made by cl_mm_acc_json or cl_mm_rule_json (as it came through the
+ * verdict stream), each line after indent; brief: only the counts and the guess. */
+void cl_mismatch_print(const json_t *report, const char *indent, int brief, FILE *f);
+
+/* ---- whole arrays ---- */
+
 /* Compares n elements. Returns the number wrong (0: the case passes). */
 long long cl_mismatch_f32(const float *expected, const float *got, const cl_mm_shape *shape, const cl_mm_tol *tol,
                           cl_mm_report *rep);
@@ -59,6 +93,7 @@ long long cl_mismatch_f16(const uint16_t *expected, const uint16_t *got, const c
                           const cl_mm_tol *tol, cl_mm_report *rep);
 
 json_t *cl_mismatch_json(const cl_mm_report *rep, const cl_mm_shape *shape);
+/* The report as text (cl_mismatch_print of cl_mismatch_json). */
 void cl_mismatch_text(const cl_mm_report *rep, const cl_mm_shape *shape, FILE *f);
 
 /* ---- answers with more than one right form ---- */

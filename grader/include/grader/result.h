@@ -58,6 +58,7 @@ typedef struct cl_case_result {
     char *where;
     int has_values;
     double expected, got;
+    char *mismatch; /* wrong: the full report (mismatch.h) as compact JSON text, or NULL */
     char *shape, *scaled;
     double ms;
     /* bench */
