@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grader/result.h"
 #include "questions/interview.h"
 
 #define WEAK_TOPIC 0.7 /* a topic below 70% is a weak area */
@@ -146,7 +147,7 @@ void cl_interview_scorecard(const cl_bank *b, const cl_interview_opts *o, const 
                         for (int g = 0; g < r->items[i].q->ntags && !hit; g++)
                             hit = loosely_matches(labs[l].topics[k], r->items[i].q->tags[g]);
             }
-            if (!strcmp(labs[l].name, r->lab) && strcmp(r->lab_verdict, "pass"))
+            if (!strcmp(labs[l].name, r->lab) && !cl_verdict_ok(cl_verdict_from_name(r->lab_verdict)))
                 hit = 1;
             if (hit) {
                 cl_sb_printf(sb, "  cudalab fetch %-14s %s (%s %d)\n", labs[l].name,
