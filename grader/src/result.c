@@ -44,6 +44,8 @@ cl_verdict cl_verdict_from_name(const char *name)
     return CL_V_ERROR;
 }
 
+int cl_verdict_is(const char *name, cl_verdict v) { return name && !strcmp(name, cl_verdict_name(v)); }
+
 cl_verdict cl_verdict_of_case(const char *status)
 {
     if (!status)

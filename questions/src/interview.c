@@ -1,5 +1,6 @@
 /* interview.c: the mock interview's theory part (ramping, follow-ups, timing) and the
  * hand-over to the coding lab. */
+#include "grader/result.h"
 #include "questions/interview.h"
 
 #include <stdio.h>
@@ -281,7 +282,7 @@ static void coding_part(sqlite3 *db, const cl_interview_opts *o, cl_io *io, cl_i
     }
     if (cl_iv_grade_lab(ws.dir, db, out, r->lab_verdict, sizeof r->lab_verdict, r->lab_note,
                         sizeof r->lab_note, &err)) {
-        snprintf(r->lab_verdict, sizeof r->lab_verdict, "error");
+        snprintf(r->lab_verdict, sizeof r->lab_verdict, "%s", cl_verdict_name(CL_V_ERROR));
         snprintf(r->lab_note, sizeof r->lab_note, "%.1000s", err.msg);
     }
     free(labs);

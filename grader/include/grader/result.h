@@ -44,6 +44,8 @@ const cl_verdict_info *cl_verdict_info_of(cl_verdict v);
 const char *cl_verdict_name(cl_verdict v);
 /* The verdict named name; CL_V_ERROR for an unknown or NULL name. */
 cl_verdict cl_verdict_from_name(const char *name);
+/* 1 when name is v's name (a report's or gradebook's verdict word compared with the table). */
+int cl_verdict_is(const char *name, cl_verdict v);
 /* The verdict a judge case status stands for ("pass" -> correct, "wrong", "out_of_bounds",
  * "cuda_error", "crash", "timeout", "error"); unknown statuses are errors. */
 cl_verdict cl_verdict_of_case(const char *status);
