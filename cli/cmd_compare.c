@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grader/result.h"
 #include "cli_history.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -44,7 +45,7 @@ static void side_text(json_t *side, char *out, size_t n)
     }
     const char *status = json_string_value(json_object_get(side, "status"));
     json_t *med = json_object_get(side, "median_ms");
-    if (json_is_number(med) && status && !strcmp(status, "pass"))
+    if (json_is_number(med) && cl_case_passed(status))
         snprintf(out, n, "%.4g ms", json_number_value(med));
     else
         snprintf(out, n, "%s", status ? status : "?");

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grader/result.h"
 #include "cli_help.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -40,10 +41,10 @@ static void on_event(void *ctx, const char *kind, const char *student, const cha
         char verdict[64];
         double score = 0;
         sscanf(detail, "%63s %lf", verdict, &score);
-        int good = !strcmp(verdict, "pass") || !strcmp(verdict, "good") || !strcmp(verdict, "excellent") ||
-                   !strcmp(verdict, "correct");
+        cl_verdict v = cl_verdict_from_name(verdict);
+        int good = cl_verdict_ok(v) && v != CL_V_SLOW;
         fprintf(f, "  %3d/%-3d %-24s %s%-14s%s %6.1f\n", done, total, student,
-                cl_c(f, good ? CL_GREEN : !strcmp(verdict, "slow") ? CL_YELLOW : CL_RED), verdict, cl_c0(f), score);
+                cl_c(f, good ? CL_GREEN : v == CL_V_SLOW ? CL_YELLOW : CL_RED), verdict, cl_c0(f), score);
     } else if (!strcmp(kind, "skip")) {
         /* counted in the summary */
     } else if (!strcmp(kind, "error")) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grader/result.h"
 #include "cli_history.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -82,8 +83,8 @@ int cmd_log(int argc, char **argv)
             cl_cli_when(r->at, when, sizeof when);
             snprintf(cases, sizeof cases, "%d/%d", r->passed, r->total);
             snprintf(score, sizeof score, "%.0f/%.0f", r->score, r->max_score);
-            int ok = !strcmp(r->verdict, "correct") || !strcmp(r->verdict, "pass") || !strcmp(r->verdict, "good") ||
-                     !strcmp(r->verdict, "excellent");
+            cl_verdict v = cl_verdict_from_name(r->verdict);
+            int ok = cl_verdict_ok(v) && v != CL_V_SLOW;
             printf("%5lld  %-16s  %-6s  %-16.16s  %s%-13s%s  %5s  %-9s  %9s  %-16llu  %.12s\n", r->id, when, r->mode,
                    r->lab, cl_c(f, ok ? CL_GREEN : CL_RED), r->verdict, Z, cases, r->tier[0] ? r->tier : "-",
                    score, (unsigned long long)r->seed, r->sha256[0] ? r->sha256 : "-");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grader/result.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "grader/ceilings.h"
@@ -67,7 +68,7 @@ static int tour_gpu(char **names, int n, int json)
         if (cl_grade(&o, &r, &err)) {
             cl_progress_clear();
             if (json)
-                json_array_append_new(labs, json_pack("{s:s, s:s, s:s}", "lab", names[i], "verdict", "error",
+                json_array_append_new(labs, json_pack("{s:s, s:s, s:s}", "lab", names[i], "verdict", cl_verdict_name(CL_V_ERROR),
                                                       "message", err.msg));
             else
                 printf("  %-16s %s%s%s %s\n", names[i], cl_c(f, CL_RED), CL_T("error"), Z, err.msg);

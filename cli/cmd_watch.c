@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grader/result.h"
 #include "cli_grade.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -91,7 +92,7 @@ static void show(watch *w, const cl_result *r)
     printf("%s== run %d: %s %s(%s)%s\n", B, w->runs, w->base, D, now, Z);
     const cl_case_result *first = NULL;
     for (int i = 0; i < r->ncases && !first; i++)
-        if (!r->cases[i].bench && r->cases[i].status && strcmp(r->cases[i].status, "pass"))
+        if (!r->cases[i].bench && r->cases[i].status && !cl_case_passed(r->cases[i].status))
             first = &r->cases[i];
     int ok = cl_verdict_ok(r->verdict);
     char verdict[32];

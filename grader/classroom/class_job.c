@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "grader/result.h"
 #include "class_internal.h"
 
 void cl_class_event(cl_class_run *r, const char *kind, const char *student, const char *detail)
@@ -37,9 +38,9 @@ int cl_class_record(cl_class_run *r, const cl_submission *s, json_t *res, cl_err
     cl_grade_row_from_result(&row, s, &r->rules, &r->course, res);
     char detail[160];
     if (cl_grade_row_scored(&row))
-        snprintf(detail, sizeof detail, "%s %.1f", v ? v : "error", row.score);
+        snprintf(detail, sizeof detail, "%s %.1f", v ? v : cl_verdict_name(CL_V_ERROR), row.score);
     else
-        snprintf(detail, sizeof detail, "%s -", v ? v : "error");
+        snprintf(detail, sizeof detail, "%s -", v ? v : cl_verdict_name(CL_V_ERROR));
     cl_grade_row_free(&row);
     if (rc == 0)
         r->done++;

@@ -174,18 +174,21 @@ void cl_class_absolute_home(void)
 
 /* ---- trusted inputs: ceilings per GPU, the reference's build ---- */
 
+/* In a child, so that CUDA_VISIBLE_DEVICES is set for this GPU only. */
+static int ceilings_of_visible_gpu(void *gpu)
+{
+    setenv("CUDA_VISIBLE_DEVICES", (const char *)gpu, 1);
+    cl_ceilings c;
+    cl_err err;
+    return cl_ceilings_get(0, &c, NULL, NULL, &err) ? 1 : 0;
+}
+
 static void measure_ceilings(const char *gpu)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
-        cl_ceilings c;
-        cl_err err;
-        _exit(cl_ceilings_get(0, &c, NULL, NULL, &err) ? 1 : 0);
-    }
-    if (pid > 0)
-        waitpid(pid, NULL, 0);
+    int pid;
+    cl_err err;
+    if (cl_proc_fork(ceilings_of_visible_gpu, (void *)gpu, &pid, &err) == 0)
+        cl_proc_wait(pid, NULL);
 }
 
 static void build_reference(cl_class_rt *rt, const cl_lab *lab, const char *arch)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grader/result.h"
 #include "class_internal.h"
 #include "db.h"
 #include "strbuf.h"
@@ -208,7 +209,7 @@ static int report_row(sqlite3 *db, const char *labname, const cl_lab *lab, const
     if (!cl_grade_row_scored(row)) { /* the instructor's to settle, not a grade */
         char msg[1400];
         snprintf(msg, sizeof msg, "not graded, no score recorded (%s): %s",
-                 !strcmp(row->verdict, "no_device") ? "there was no GPU where it ran; run again on a GPU machine"
+                 cl_verdict_is(row->verdict, CL_V_NO_DEVICE) ? "there was no GPU where it ran; run again on a GPU machine"
                                                     : "cudalab could not grade it; run again",
                  row->message ? row->message : "");
         free(row->message);

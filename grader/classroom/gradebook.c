@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grader/result.h"
 #include "db.h"
 #include "grader/classroom.h"
 
@@ -168,7 +169,7 @@ void cl_grade_row_from_result(cl_grade_row *row, const cl_submission *s, const c
     row->submitted_at = s->submitted_at;
     row->in_roster = s->in_roster;
     snprintf(row->lab, sizeof row->lab, "%s", jstr(rep, "lab"));
-    snprintf(row->verdict, sizeof row->verdict, "%s", *jstr(rep, "verdict") ? jstr(rep, "verdict") : "error");
+    snprintf(row->verdict, sizeof row->verdict, "%s", *jstr(rep, "verdict") ? jstr(rep, "verdict") : cl_verdict_name(CL_V_ERROR));
     snprintf(row->tier, sizeof row->tier, "%s", jstr(rep, "tier"));
     row->message = strdup(jstr(rep, "message"));
     row->raw_score = jnum(rep, "score");
@@ -202,7 +203,9 @@ void cl_grade_row_late(cl_grade_row *row, long long submitted_at, const cl_cours
 
 int cl_grade_row_scored(const cl_grade_row *row)
 {
-    return strcmp(row->verdict, "error") && strcmp(row->verdict, "no_device") && strcmp(row->verdict, "not_graded");
+    /* not_graded: the gradebook's word for a run that left no result */
+    return !cl_verdict_is(row->verdict, CL_V_ERROR) && !cl_verdict_is(row->verdict, CL_V_NO_DEVICE) &&
+           strcmp(row->verdict, "not_graded");
 }
 
 int cl_gradebook_update_late(sqlite3 *db, const cl_grade_row *row, cl_err *err)

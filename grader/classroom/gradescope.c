@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grader/result.h"
 #include "class_internal.h"
 #include "strbuf.h"
 
@@ -64,7 +65,7 @@ json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const 
             if (kind && !strcmp(kind, "bench"))
                 continue;
             const char *st = json_string_value(json_object_get(c, "status"));
-            int ok = st && !strcmp(st, "pass");
+            int ok = cl_case_passed(st);
             passed += ok;
             char name[256], msg[1024] = "";
             snprintf(name, sizeof name, "correctness: %s", json_string_value(json_object_get(c, "name")));
@@ -109,7 +110,7 @@ json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const 
     cl_sb_printf(&o, "%s: %s\nscore %.1f / %.0f\n", row->verdict, row->message ? row->message : "", row->score,
                  row->max_score);
     const char *detail = json_string_value(json_object_get(rep, "detail"));
-    if (detail && *detail && strcmp(row->verdict, "compile_error"))
+    if (detail && *detail && !cl_verdict_is(row->verdict, CL_V_COMPILE_ERROR))
         cl_sb_printf(&o, "\n%s\n", detail);
     const char *sol_out = json_string_value(json_object_get(rep, "output"));
     if (sol_out && *sol_out) {
@@ -224,7 +225,7 @@ static int write_results(const cl_gradescope_opts *o, const cl_grade_row *row, c
         char msg[1400];
         snprintf(msg, sizeof msg, "The autograder could not grade this submission (%s): %s\nNo score was "
                  "recorded; the course staff will run it again.",
-                 !strcmp(row->verdict, "no_device") ? "there was no GPU on the grading machine" : "a grader error",
+                 cl_verdict_is(row->verdict, CL_V_NO_DEVICE) ? "there was no GPU on the grading machine" : "a grader error",
                  row->message ? row->message : "");
         gs = json_pack("{s:s, s:s, s:s}", "output", msg, "visibility", "visible", "stdout_visibility", "hidden");
     }

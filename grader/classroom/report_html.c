@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "grader/result.h"
 #include "grader/classroom.h"
 #include "strbuf.h"
 
@@ -34,9 +35,10 @@ static const char *const css =
 
 static const char *vclass(const char *v)
 {
-    if (!strcmp(v, "excellent") || !strcmp(v, "good") || !strcmp(v, "pass") || !strcmp(v, "correct"))
+    cl_verdict verdict = cl_verdict_from_name(v); /* CL_V_ERROR for the gradebook's own words */
+    if (cl_verdict_ok(verdict) && verdict != CL_V_SLOW)
         return "ok";
-    if (!strcmp(v, "slow") || !strcmp(v, "no_device"))
+    if (verdict == CL_V_SLOW || verdict == CL_V_NO_DEVICE)
         return "warn";
     if (!strcmp(v, "missing") || !strcmp(v, "not_graded"))
         return "none";
@@ -194,7 +196,7 @@ static void write_cases(json_t *cases, cl_strbuf *sb)
         cl_sb_append(sb, "<tr><td>");
         cl_sb_append_markup(sb, json_string_value(json_object_get(c, "name")));
         cl_sb_append(sb, "</td><td>");
-        badge(sb, st && !strcmp(st, "pass") ? "pass" : st ? st : "?");
+        badge(sb, st ? st : "?");
         cl_sb_append(sb, "</td><td>");
         cl_sb_append_markup(sb, json_string_value(json_object_get(c, "where")));
         cl_sb_append(sb, "</td>");

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "grader/classroom.h"
+#include "grader/proc.h"
 
 extern char **environ;
 
@@ -355,6 +356,71 @@ static void grade_child(const cl_sandbox *sb, int slot, const char *stage, const
     _exit(rc ? 1 : 0);
 }
 
+/* What the sandbox's two children (the worker, and PID 1 of its namespace) need. */
+typedef struct sandbox_child {
+    const cl_sandbox *sb;
+    int slot;
+    const char *stage;
+    const char *const *keep, *const *protect, *const *env_set;
+    int (*fn)(void *ctx, int out_fd);
+    void *ctx;
+    int out, unused_in; /* the answer pipe's write end; its read end, the parent's */
+    uid_t uid;
+    gid_t gid;
+    pid_t parent;
+} sandbox_child;
+
+/* PID 1 of the new namespaces: the filesystem, then the grading. */
+static int namespace_init(void *v)
+{
+    sandbox_child *c = v;
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    build_fs(c->sb, c->stage, c->keep, c->protect, c->out);
+    grade_child(c->sb, c->slot, c->stage, c->env_set, c->fn, c->ctx, c->out);
+    return 1; /* not reached: grade_child exits */
+}
+
+/* Gives the worker (already in the new user namespace) only the caller's uid and gid. */
+static void map_ids(const sandbox_child *c)
+{
+    char map[64];
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)c->uid, (unsigned)c->uid);
+    if (write_file("/proc/self/setgroups", "deny") != 0 || write_file("/proc/self/uid_map", map) != 0)
+        fail(c->out, "cannot map the user namespace", errno);
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)c->gid, (unsigned)c->gid);
+    if (write_file("/proc/self/gid_map", map) != 0)
+        fail(c->out, "cannot map the user namespace", errno);
+}
+
+/* The worker: without namespaces it grades itself; with them it unshares, starts PID 1
+ * of the new namespace and passes on how it ended. */
+static int sandbox_worker(void *v)
+{
+    sandbox_child *c = v;
+    close(c->unused_in);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != c->parent)
+        _exit(112);
+    signal(SIGINT, SIG_IGN); /* the parent decides; Ctrl-C reaches it and it kills us */
+    if (c->sb->mode != CL_SANDBOX_NAMESPACES)
+        grade_child(c->sb, c->slot, c->stage, c->env_set, c->fn, c->ctx, c->out);
+    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (c->sb->as_root ? 0 : CLONE_NEWUSER);
+    if (unshare(flags) != 0)
+        fail(c->out, "unshare", errno);
+    if (!c->sb->as_root)
+        map_ids(c);
+    int init;
+    cl_err err;
+    if (cl_proc_fork(namespace_init, c, &init, &err)) {
+        dprintf(c->out, "E:sandbox: %s", err.msg);
+        _exit(111);
+    }
+    close(c->out);
+    int st = 0;
+    cl_proc_wait(init, &st);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
 int cl_sandbox_spawn(const cl_sandbox *sb, int slot, const char *stage_dir, const char *const *keep,
                      const char *const *protect, const char *const *env_set, int (*fn)(void *ctx, int out_fd), void *ctx, int *pid_out,
                      int *read_fd, cl_err *err)
@@ -362,54 +428,13 @@ int cl_sandbox_spawn(const cl_sandbox *sb, int slot, const char *stage_dir, cons
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return cl_err_set(err, "pipe: %s", strerror(errno));
-    uid_t uid = getuid();
-    gid_t gid = getgid();
-    pid_t parent = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
+    sandbox_child c = {sb, slot, stage_dir, keep, protect, env_set, fn, ctx, p[1], p[0], getuid(), getgid(), getpid()};
+    if (cl_proc_fork(sandbox_worker, &c, pid_out, err)) {
         close(p[0]);
         close(p[1]);
-        return cl_err_set(err, "fork: %s", strerror(e));
-    }
-    if (pid == 0) {
-        close(p[0]);
-        int out = p[1];
-        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-        if (getppid() != parent)
-            _exit(112);
-        signal(SIGINT, SIG_IGN); /* the parent decides; Ctrl-C reaches it and it kills us */
-        if (sb->mode != CL_SANDBOX_NAMESPACES)
-            grade_child(sb, slot, stage_dir, env_set, fn, ctx, out);
-        int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (sb->as_root ? 0 : CLONE_NEWUSER);
-        if (unshare(flags) != 0)
-            fail(out, "unshare", errno);
-        if (!sb->as_root) {
-            char map[64];
-            snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-            if (write_file("/proc/self/setgroups", "deny") != 0 || write_file("/proc/self/uid_map", map) != 0)
-                fail(out, "cannot map the user namespace", errno);
-            snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-            if (write_file("/proc/self/gid_map", map) != 0)
-                fail(out, "cannot map the user namespace", errno);
-        }
-        pid_t init = fork(); /* PID 1 of the new namespace */
-        if (init < 0)
-            fail(out, "fork", errno);
-        if (init == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-            build_fs(sb, stage_dir, keep, protect, out);
-            grade_child(sb, slot, stage_dir, env_set, fn, ctx, out);
-        }
-        close(out);
-        int st = 0;
-        while (waitpid(init, &st, 0) < 0 && errno == EINTR)
-            ;
-        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0));
+        return -1;
     }
     close(p[1]);
-    *pid_out = pid;
     *read_fd = p[0];
     return 0;
 }
@@ -473,8 +498,7 @@ static int probe(const cl_sandbox *sb, const char *const *keep, char *why, size_
         len += (size_t)got;
     buf[len] = '\0';
     close(fd);
-    int st;
-    waitpid(pid, &st, 0);
+    cl_proc_wait(pid, NULL);
     cl_rmtree(dir, &err);
     if (strncmp(buf, "ok", 2)) {
         snprintf(why, n, "%s", !strncmp(buf, "E:", 2) ? buf + 2 : "the probe failed");

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grader/result.h"
 #include "class_internal.h"
 #include "db.h"
 #include "grader/proc.h"
@@ -133,7 +134,7 @@ static int merge_dir(cl_class_run *r, const char *dir, int *pending, int npendin
             }
             /* an earlier run's error or no_device is not final: grade it again */
             const char *v = json_string_value(json_object_get(json_object_get(res, "result"), "verdict"));
-            if (final_only && (!v || !strcmp(v, "error") || !strcmp(v, "no_device"))) {
+            if (final_only && (!v || cl_verdict_is(v, CL_V_ERROR) || cl_verdict_is(v, CL_V_NO_DEVICE))) {
                 json_decref(res);
                 break;
             }

@@ -13,6 +13,7 @@
  * otherwise; runs where the sentinel saw another context are void. */
 #include "engine.h"
 #include "link_proto.h"
+#include "grader/result.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -651,7 +652,8 @@ static void reset_outcome(cl_run *run)
 /* ---- one call of the solution ---- */
 
 typedef enum { ST_PASS, ST_WRONG, ST_OOB, ST_CUDA, ST_ERROR, ST_CRASH, ST_TIMEOUT } case_status;
-static const char *status_name[] = {"pass", "wrong", "out_of_bounds", "cuda_error", "error", "crash", "timeout"};
+static const cl_verdict status_verdict[] = {CL_V_CORRECT, CL_V_WRONG, CL_V_OUT_OF_BOUNDS, CL_V_CUDA_ERROR,
+                                            CL_V_ERROR, CL_V_CRASH, CL_V_TIMEOUT};
 
 typedef struct call_ctx {
     cl_run *run;
@@ -913,7 +915,7 @@ static json_t *case_json(cl_run *run, const cl_case_conf *cc, case_status s, dou
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(cc->name));
     json_object_set_new(o, "kind", json_string(cc->bench ? "bench" : "test"));
-    json_object_set_new(o, "status", json_string(status_name[s]));
+    json_object_set_new(o, "status", json_string(cl_case_status_name(status_verdict[s])));
     const char *msg = s == ST_ERROR ? (run->error[0] ? run->error : be_error()) : run->msg;
     if (msg && *msg)
         json_object_set_new(o, "message", json_string(msg));
@@ -1114,7 +1116,7 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
             continue;
         if (rc != CL_ENGINE_OK) {
             json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", cc->name, "kind", cc->bench ? "bench" : "test",
-                                  "status", "not_run", "message",
+                                  "status", cl_case_not_run_name(), "message",
                                   rc == CL_ENGINE_DEVICE_LOST ? "not run: the GPU was unusable after an earlier error"
                                                               : "not run: the solution's process ended earlier");
             cl_verdict_emit(vo, "case", j);

@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "grader/compile.h"
 #include "grader/labconf.h"
+#include "grader/result.h"
 #include "link.h"
 #include "registry.h"
 #include "verdict.h"
@@ -262,18 +263,18 @@ int main(int argc, char **argv)
     cl_lab lab;
     cl_err err;
     if (cl_lab_load_file(yaml, &lab, &err))
-        return done(&vo, "error", err.msg);
+        return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), err.msg);
     const cl_checker *chk = cl_find_checker(lab.name);
     if (!chk) {
         char msg[256];
         snprintf(msg, sizeof msg, "this judge has no checker for lab '%s'", lab.name);
-        return done(&vo, "error", msg);
+        return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
     }
     be_device dev;
     if (be_init(&dev)) {
         char msg[1200];
         snprintf(msg, sizeof msg, "no GPU: %s", be_error());
-        return done(&vo, "no_device", msg);
+        return done(&vo, cl_run_status_name(CL_RUN_NO_DEVICE), msg);
     }
     cl_verdict_emit(&vo, "hello", json_pack("{s:o, s:s}", "device", device_json(&dev), "lab", lab.name));
     /* the budget is fixed now, before the solution's process exists */
@@ -282,13 +283,13 @@ int main(int argc, char **argv)
     char exec[PATH_MAX], msg[1024];
     if (exec_path(exec, sizeof exec)) {
         snprintf(msg, sizeof msg, "the solution host %s is missing next to the judge", be_exec_name);
-        return done(&vo, "error", msg);
+        return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
     }
     const char *wrap[16] = {NULL};
     char tool[PATH_MAX];
     if (sanitize) {
         if (cl_cuda_tool("compute-sanitizer", tool, sizeof tool))
-            return done(&vo, "error", "compute-sanitizer not found next to nvcc");
+            return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), "compute-sanitizer not found next to nvcc");
         const char *w[] = {tool, "--tool", sanitize, "--error-exitcode", "86", "--print-limit", "20",
                            "--log-file", sanitize_log, NULL};
         memcpy(wrap, w, sizeof w);
@@ -301,13 +302,13 @@ int main(int argc, char **argv)
         if (cl_link_start(&link, exec, solution, lab.entry, sanitize ? wrap : NULL, sanitize != NULL, file_limit,
                           msg, sizeof msg)) {
             cl_link_stop(&link);
-            return done(&vo, "error", msg);
+            return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
         }
         if (cl_link_selftest(&link, msg, sizeof msg) == 0)
             break;
         cl_link_stop(&link);
         if (attempt > 0 || !link.gated)
-            return done(&vo, "error", msg);
+            return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
         fprintf(stderr, "cudalab-run: note: the GPU bracket protocol failed here (%s); using the host clock\n", msg);
         setenv("CUDALAB_UNGATED", "1", 1);
     }
@@ -322,13 +323,13 @@ int main(int argc, char **argv)
                         libs_after_call, &g_libs, libs_before_load};
     cl_engine_outcome out;
     int rc = cl_engine_run(&o, &dev, &vo, &out);
-    static const char *const status[] = {[CL_ENGINE_OK] = "ok",
-                                         [CL_ENGINE_SOLUTION_LOST] = "solution_lost",
-                                         [CL_ENGINE_DEVICE_LOST] = "device_lost",
-                                         [CL_ENGINE_LOAD_ERROR] = "load_error",
-                                         [CL_ENGINE_MISSING_SYMBOL] = "missing_symbol",
-                                         [CL_ENGINE_JUDGE_ERROR] = "error"};
-    done(&vo, status[rc], rc ? out.message : NULL);
+    static const cl_run_status status[] = {[CL_ENGINE_OK] = CL_RUN_OK,
+                                           [CL_ENGINE_SOLUTION_LOST] = CL_RUN_SOLUTION_LOST,
+                                           [CL_ENGINE_DEVICE_LOST] = CL_RUN_DEVICE_LOST,
+                                           [CL_ENGINE_LOAD_ERROR] = CL_RUN_LOAD_ERROR,
+                                           [CL_ENGINE_MISSING_SYMBOL] = CL_RUN_MISSING_SYMBOL,
+                                           [CL_ENGINE_JUDGE_ERROR] = CL_RUN_JUDGE_ERROR};
+    done(&vo, cl_run_status_name(status[rc]), rc ? out.message : NULL);
     cl_link_stop(&link);
     fflush(stdout);
     fflush(stderr);

@@ -1,4 +1,5 @@
-/* grade.c: one solution through every stage, each failure turned into a verdict. */
+/* grade.c: one solution through the stages compile -> inspect -> run + judge (correctness,
+ * then performance) -> score, each failure turned into a verdict. */
 #include "grader/grade.h"
 
 #include <fcntl.h>
@@ -34,6 +35,10 @@ typedef struct grader {
     char last_case[128];
     cl_gpu_info gpu; /* asked once (nvidia-smi is not free); unknown with a test runner */
     int host_backend; /* the judge runs on the host test backend (no GPU, no ceilings) */
+    cl_err *err;      /* cl_grade's, for the messages of the stages' library calls */
+    int prebuilt;     /* the solution is a shared object already (the CPU test suite) */
+    cl_compile_result cr; /* compile's result (zero when prebuilt) */
+    const char *so;   /* the shared object that runs */
 } grader;
 
 static void progress(grader *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -456,17 +461,12 @@ static void keep_output(cl_result *r, const run_out *ro)
 }
 
 
-/* Turns one runner process into a verdict. Returns 0 when every case it ran passed. */
-static int judge_run(grader *g, run_out *ro, int bench)
+/* ---- judge: one runner process's lines turned into a verdict ---- */
+
+/* Libraries first: a banned library taints everything after it. */
+static int judge_libraries(grader *g, const run_out *ro)
 {
     cl_result *r = g->r;
-    if (ro->gpu[0]) {
-        snprintf(r->gpu, sizeof r->gpu, "%s", ro->gpu);
-        snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", ro->uuid);
-    }
-    keep_output(r, ro);
-    const char *where = g->last_case[0] ? g->last_case : NULL;
-    /* libraries first: a banned library taints everything after it */
     size_t i;
     json_t *l;
     json_array_foreach(ro->libs, i, l) {
@@ -499,6 +499,15 @@ static int judge_run(grader *g, run_out *ro, int bench)
                       json_string_value(json_array_get(ro->code_foreign, 0)));
         return -1;
     }
+    return 0;
+}
+
+/* How the runner ended when it gave no final verdict, or gave one that ends the run
+ * before any case counts. */
+static int judge_ending(grader *g, const run_out *ro)
+{
+    cl_result *r = g->r;
+    const char *where = g->last_case[0] ? g->last_case : NULL;
     if (ro->tampered) {
         cl_result_set(r, CL_V_CRASH, "the verdict channel was tampered with (%s): the run is void", ro->tamper_why);
         return -1;
@@ -518,34 +527,38 @@ static int judge_run(grader *g, run_out *ro, int bench)
         absorb_cases(r, ro->cases);
         return -1;
     }
-    if (!strcmp(ro->done_status, "missing_symbol")) {
-        cl_result_set(r, CL_V_MISSING_SYMBOL, "%s", ro->done_message ? ro->done_message : "entry point not found");
+    const char *msg = ro->done_message;
+    switch (cl_run_status_of(ro->done_status)) {
+    case CL_RUN_MISSING_SYMBOL:
+        cl_result_set(r, CL_V_MISSING_SYMBOL, "%s", msg ? msg : "entry point not found");
         return -1;
-    }
-    if (!strcmp(ro->done_status, "load_error")) {
-        cl_result_set(r, CL_V_CRASH, "the solution could not be loaded: %s", ro->done_message ? ro->done_message : "");
+    case CL_RUN_LOAD_ERROR:
+        cl_result_set(r, CL_V_CRASH, "the solution could not be loaded: %s", msg ? msg : "");
         return -1;
-    }
-    if (!strcmp(ro->done_status, "no_device")) {
-        cl_result_set(r, CL_V_NO_DEVICE, "%s", ro->done_message ? ro->done_message : "no GPU");
+    case CL_RUN_NO_DEVICE:
+        cl_result_set(r, CL_V_NO_DEVICE, "%s", msg ? msg : "no GPU");
         return -1;
-    }
-    if (!strcmp(ro->done_status, "error")) {
-        cl_result_set(r, CL_V_ERROR, "%s", ro->done_message ? ro->done_message : "runner error");
+    case CL_RUN_JUDGE_ERROR:
+        cl_result_set(r, CL_V_ERROR, "%s", msg ? msg : "runner error");
         return -1;
+    default:
+        return 0;
     }
-    int first = r->ncases;
-    absorb_cases(r, ro->cases);
-    /* the first failing case in lab.yaml order decides (fix that one first); cases not run
-     * because the device was lost after an earlier error do not count */
+}
+
+/* The run's cases: the first failing one in lab.yaml order decides (fix that one first);
+ * cases not run because the device was lost after an earlier error do not count. */
+static int judge_cases(grader *g, const run_out *ro, int first)
+{
+    cl_result *r = g->r;
     cl_case_result *wc = NULL;
     for (int k = first; k < r->ncases; k++) {
         cl_case_result *c = &r->cases[k];
         if (!c->bench) {
             r->total++;
-            r->passed += c->status && !strcmp(c->status, "pass");
+            r->passed += cl_case_passed(c->status);
         }
-        if (!wc && c->status && strcmp(c->status, "not_run") && cl_verdict_of_case(c->status) != CL_V_CORRECT)
+        if (!wc && c->status && !cl_case_not_run(c->status) && cl_verdict_of_case(c->status) != CL_V_CORRECT)
             wc = c;
     }
     if (wc) {
@@ -553,21 +566,45 @@ static int judge_run(grader *g, run_out *ro, int bench)
                       wc->message ? wc->message : wc->status);
         return -1;
     }
-    if (!strcmp(ro->done_status, "solution_lost") || !strcmp(ro->done_status, "device_lost")) {
+    cl_run_status st = cl_run_status_of(ro->done_status);
+    if (st == CL_RUN_SOLUTION_LOST || st == CL_RUN_DEVICE_LOST) {
         cl_result_set(r, CL_V_CRASH, "%s", ro->done_message ? ro->done_message : "the solution's process ended");
         return -1;
     }
-    if (bench) {
-        for (int k = first; k < r->ncases; k++)
-            if (r->cases[k].bench && r->cases[k].off_stream) {
-                cl_result_set(r, CL_V_OFF_STREAM,
-                              "case '%s': %s: launch every kernel on the stream you are given, and let the grader "
-                              "time it", r->cases[k].name,
-                              r->cases[k].off_stream_why ? r->cases[k].off_stream_why : "work outside the call");
-                return -1;
-            }
-    }
     return 0;
+}
+
+/* A bench case whose GPU work ran outside the call, or whose clock disagrees. */
+static int judge_off_stream(grader *g, int first)
+{
+    cl_result *r = g->r;
+    for (int k = first; k < r->ncases; k++)
+        if (r->cases[k].bench && r->cases[k].off_stream) {
+            cl_result_set(r, CL_V_OFF_STREAM,
+                          "case '%s': %s: launch every kernel on the stream you are given, and let the grader "
+                          "time it", r->cases[k].name,
+                          r->cases[k].off_stream_why ? r->cases[k].off_stream_why : "work outside the call");
+            return -1;
+        }
+    return 0;
+}
+
+/* Turns one runner process into a verdict. Returns 0 when every case it ran passed. */
+static int judge_run(grader *g, run_out *ro, int bench)
+{
+    cl_result *r = g->r;
+    if (ro->gpu[0]) {
+        snprintf(r->gpu, sizeof r->gpu, "%s", ro->gpu);
+        snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", ro->uuid);
+    }
+    keep_output(r, ro);
+    if (judge_libraries(g, ro) || judge_ending(g, ro))
+        return -1;
+    int first = r->ncases;
+    absorb_cases(r, ro->cases);
+    if (judge_cases(g, ro, first))
+        return -1;
+    return bench ? judge_off_stream(g, first) : 0;
 }
 
 /* ---- compute-sanitizer ---- */
@@ -602,7 +639,7 @@ static void run_sanitizer(grader *g, const char *so)
         json_array_foreach(ro.cases, ci, c) {
             const char *st = json_string_value(json_object_get(c, "status"));
             cl_verdict v = cl_verdict_of_case(st);
-            if (r->verdict == CL_V_CORRECT && v != CL_V_CORRECT && st && strcmp(st, "not_run")) {
+            if (r->verdict == CL_V_CORRECT && v != CL_V_CORRECT && st && !cl_case_not_run(st)) {
                 const char *m = json_string_value(json_object_get(c, "message"));
                 cl_result_set(r, v, "under compute-sanitizer %s, case '%s': %s", tools[t],
                               json_string_value(json_object_get(c, "name")), m ? m : st);
@@ -717,7 +754,7 @@ static void time_reference(grader *g, yardstick *y)
             const char *name = json_string_value(json_object_get(c, "name"));
             const char *st = json_string_value(json_object_get(c, "status"));
             json_t *b = json_object_get(c, "bench");
-            if (!name || !st || strcmp(st, "pass") || !b)
+            if (!name || !cl_case_passed(st) || !b)
                 continue;
             for (int k = 0; k < y->n; k++)
                 if (!strcmp(y->name[k], name))
@@ -787,130 +824,173 @@ static const cl_case_result *impossible_case(const grader *g)
     return NULL;
 }
 
-/* ---- the whole thing ---- */
+/* ---- the stages ---- */
 
-int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
+/* Each stage returns GO, or STOP once it has set the verdict that ends grading. */
+enum { GO = 0, STOP = 1 };
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The grader's state: the options, lab.yaml, the seed, the judge's path, this GPU. */
+static int begin(grader *g, const cl_grade_opts *o, cl_result *r, cl_err *err)
 {
     cl_result_init(r);
-    struct timespec ts0;
-    clock_gettime(CLOCK_MONOTONIC, &ts0);
-    grader g = {.o = o, .r = r};
+    memset(g, 0, sizeof *g);
+    g->o = o;
+    g->r = r;
+    g->err = err;
     r->seed = o->have_seed ? o->seed : random_seed();
     snprintf(r->lab, sizeof r->lab, "%s", o->lab);
     snprintf(r->solution, sizeof r->solution, "%s", o->solution);
     if (o->runner)
-        snprintf(g.runner, sizeof g.runner, "%s", o->runner);
+        snprintf(g->runner, sizeof g->runner, "%s", o->runner);
     else
-        snprintf(g.runner, sizeof g.runner, "%s/cudalab-run", cl_exe_dir());
-    if (cl_lab_load(cl_home_dir(), o->lab, &g.lab, err))
+        snprintf(g->runner, sizeof g->runner, "%s/cudalab-run", cl_exe_dir());
+    if (cl_lab_load(cl_home_dir(), o->lab, &g->lab, err))
         return -1;
-    snprintf(r->title, sizeof r->title, "%s", g.lab.title.en);
-    r->metric = (int)g.lab.metric;
+    snprintf(r->title, sizeof r->title, "%s", g->lab.title.en);
+    r->metric = (int)g->lab.metric;
     if (!o->runner)
-        cl_detect_gpu(&g.gpu);
-    int want_bench = o->bench;
-    int want_test = o->test || o->bench;
-    r->did_test = want_test;
-
-    const char *so = o->solution;
-    cl_compile_result cr;
-    memset(&cr, 0, sizeof cr);
-    if (check_source(&g))
-        goto done;
+        cl_detect_gpu(&g->gpu);
+    r->did_test = o->test || o->bench;
+    g->so = o->solution;
     size_t sl = strlen(o->solution);
-    int prebuilt = o->allow_prebuilt && sl > 3 && !strcmp(o->solution + sl - 3, ".so");
-    if (!prebuilt) {
-        progress(&g, "compiling %s", o->solution);
-        cl_compile_opts co = {o->solution, o->arch, g.lab.arch_suffix, g.lab.nvcc_flags, o->sanitize, o->runner ? NULL : &g.gpu};
-        if (cl_compile(&co, &cr, err)) {
-            cl_result_set(r, CL_V_ERROR, "%s", err->msg);
-            goto done;
-        }
-        r->compile_cached = cr.cached;
-        r->compile_s = cr.seconds;
-        snprintf(r->arch, sizeof r->arch, "%s", cr.arch);
-        r->compile_log = dup_or_null(cr.log);
-        if (!cr.ok) {
-            cl_result_set(r, CL_V_COMPILE_ERROR, "nvcc failed (%s)", cr.arch);
-            r->detail = dup_or_null(cr.log);
-            goto done;
-        }
-        r->compiled = 1;
-        so = cr.so_path;
-    } else {
-        r->compiled = 1;
-    }
-    if (check_binary(&g, so))
-        goto done;
-    if (g.lab.metric == CL_METRIC_TFLOPS && !prebuilt)
-        r->tensor_cores = has_tensor_core_code(so);
+    g->prebuilt = o->allow_prebuilt && sl > 3 && !strcmp(o->solution + sl - 3, ".so");
+    return 0;
+}
 
-    if (!want_test) {
-        cl_result_set(r, CL_V_CORRECT, "%s", cr.note[0] ? cr.note : "ready to test on a GPU of this architecture");
-        goto done;
+/* compile: the source's static checks, then nvcc (cached); a prebuilt .so is taken as is. */
+static int stage_compile(grader *g)
+{
+    cl_result *r = g->r;
+    if (check_source(g))
+        return STOP;
+    if (g->prebuilt) {
+        r->compiled = 1;
+        return GO;
     }
-    if (access(g.runner, X_OK) != 0) {
+    progress(g, "compiling %s", g->o->solution);
+    cl_compile_opts co = {g->o->solution, g->o->arch, g->lab.arch_suffix, g->lab.nvcc_flags, g->o->sanitize,
+                          g->o->runner ? NULL : &g->gpu};
+    if (cl_compile(&co, &g->cr, g->err)) {
+        cl_result_set(r, CL_V_ERROR, "%s", g->err->msg);
+        return STOP;
+    }
+    r->compile_cached = g->cr.cached;
+    r->compile_s = g->cr.seconds;
+    snprintf(r->arch, sizeof r->arch, "%s", g->cr.arch);
+    r->compile_log = dup_or_null(g->cr.log);
+    if (!g->cr.ok) {
+        cl_result_set(r, CL_V_COMPILE_ERROR, "nvcc failed (%s)", g->cr.arch);
+        r->detail = dup_or_null(g->cr.log);
+        return STOP;
+    }
+    r->compiled = 1;
+    g->so = g->cr.so_path;
+    return GO;
+}
+
+/* inspect: the shared object's entry point, libraries and Tensor Core code; then whether
+ * there is anything to run it on. */
+static int stage_inspect(grader *g)
+{
+    cl_result *r = g->r;
+    if (check_binary(g, g->so))
+        return STOP;
+    if (g->lab.metric == CL_METRIC_TFLOPS && !g->prebuilt)
+        r->tensor_cores = has_tensor_core_code(g->so);
+    if (!r->did_test) {
+        cl_result_set(r, CL_V_CORRECT, "%s", g->cr.note[0] ? g->cr.note : "ready to test on a GPU of this architecture");
+        return STOP;
+    }
+    if (access(g->runner, X_OK) != 0) {
         cl_result_set(r, CL_V_NO_DEVICE, "compiled for %s; this build has no runner (no CUDA): cannot run it",
                       r->arch[0] ? r->arch : "?");
-        goto done;
+        return STOP;
     }
-    if (!o->runner && !prebuilt && !g.gpu.present) {
-        cl_result_set(r, CL_V_NO_DEVICE, "compiled for %s; there is no GPU here to run it", cr.arch);
-        goto done;
+    if (!g->o->runner && !g->prebuilt && !g->gpu.present) {
+        cl_result_set(r, CL_V_NO_DEVICE, "compiled for %s; there is no GPU here to run it", g->cr.arch);
+        return STOP;
     }
+    return GO;
+}
 
-    /* correctness */
+/* run + judge, correctness: every case once, then (--sanitize) again under
+ * compute-sanitizer. */
+static int stage_correctness(grader *g)
+{
+    cl_result *r = g->r;
     run_out ro;
-    if (run_runner(&g, so, "test", 0, NULL, NULL, "testing", &ro))
-        goto done;
-    g.host_backend = ro.host;
-    int bad = judge_run(&g, &ro, 0);
+    if (run_runner(g, g->so, "test", 0, NULL, NULL, "testing", &ro))
+        return STOP;
+    g->host_backend = ro.host;
+    int bad = judge_run(g, &ro, 0);
     run_out_free(&ro);
     if (bad)
-        goto done;
+        return STOP;
     cl_result_set(r, CL_V_CORRECT, "all %d correctness cases passed", r->total);
-    if (o->sanitize)
-        run_sanitizer(&g, so);
-    if (!want_bench || r->verdict != CL_V_CORRECT)
-        goto done;
+    if (g->o->sanitize)
+        run_sanitizer(g, g->so);
+    return g->o->bench && r->verdict == CL_V_CORRECT ? GO : STOP;
+}
 
-    /* performance: the yardsticks first, on a GPU no solution code has touched since the
-     * correctness run ended (its process and everything it started are gone) */
-    r->did_bench = 1;
+/* The yardsticks, on a GPU no solution code has touched since the correctness run ended
+ * (its process and everything it started are gone): this GPU's ceilings, the bench
+ * shapes, the reference's medians, cuBLAS on those shapes. None on the host backend. */
+static int measure_yardsticks(grader *g, yardstick *y)
+{
+    cl_result *r = g->r;
+    if (g->host_backend)
+        return GO;
     cl_ceilings ceil;
     memset(&ceil, 0, sizeof ceil);
+    if (cl_ceilings_get(0, &ceil, g->o->progress, g->o->ctx, g->err)) {
+        cl_result_set(r, CL_V_ERROR, "cannot measure this GPU's ceilings: %s", g->err->msg);
+        return STOP;
+    }
+    r->copy_gbps = ceil.copy_gbps;
+    r->read_gbps = ceil.read_gbps;
+    r->write_gbps = ceil.write_gbps;
+    r->fp16_tflops = ceil.fp16_tflops;
+    plan_shapes(g, g->so, y);
+    if (!g->o->no_reference)
+        time_reference(g, y);
+    if (g->lab.ceiling == CL_CEIL_CUBLAS)
+        cublas_ceilings(g, y);
+    return GO;
+}
+
+/* run + judge + score, performance: the solution's bench run, its figures against the
+ * yardsticks; a figure past the ceiling is measured once more, and if it stands it is a
+ * grader fault, never a grade. */
+static int stage_performance(grader *g)
+{
+    cl_result *r = g->r;
+    r->did_bench = 1;
     static yardstick y;
     memset(&y, 0, sizeof y);
-    int host = g.host_backend;
-    if (!host) {
-        if (cl_ceilings_get(0, &ceil, o->progress, o->ctx, err)) {
-            cl_result_set(r, CL_V_ERROR, "cannot measure this GPU's ceilings: %s", err->msg);
-            goto done;
-        }
-        r->copy_gbps = ceil.copy_gbps;
-        r->read_gbps = ceil.read_gbps;
-        r->write_gbps = ceil.write_gbps;
-        r->fp16_tflops = ceil.fp16_tflops;
-        plan_shapes(&g, so, &y);
-        if (!o->no_reference)
-            time_reference(&g, &y);
-        if (g.lab.ceiling == CL_CEIL_CUBLAS)
-            cublas_ceilings(&g, &y);
-    }
-    int first_bench = r->ncases;
+    if (measure_yardsticks(g, &y))
+        return STOP;
+    int host = g->host_backend, first_bench = r->ncases;
     for (int attempt = 0; attempt < 2; attempt++) {
-        if (run_runner(&g, so, "bench", 0, NULL, NULL, "benchmarking", &ro))
-            goto done;
+        run_out ro;
+        if (run_runner(g, g->so, "bench", 0, NULL, NULL, "benchmarking", &ro))
+            return STOP;
         host = host || ro.host;
-        bad = judge_run(&g, &ro, 1);
+        int bad = judge_run(g, &ro, 1);
         run_out_free(&ro);
         if (bad)
-            goto done;
+            return STOP;
         if (host)
             break;
-        apply_yardsticks(&g, &y);
-        cl_score_bench(&g.lab, r);
-        const cl_case_result *imp = impossible_case(&g);
+        apply_yardsticks(g, &y);
+        cl_score_bench(&g->lab, r);
+        const cl_case_result *imp = impossible_case(g);
         if (!imp)
             break;
         if (attempt == 1) {
@@ -918,23 +998,29 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
                           "case '%s' measured %.2fx this GPU's ceiling twice: that is beyond what the GPU can do, "
                           "so it is not a grade but a fault of the grader to investigate (please report it)",
                           imp->name, imp->fraction);
-            goto done;
+            return STOP;
         }
-        progress(&g, "a figure above the ceiling: measuring again");
+        progress(g, "a figure above the ceiling: measuring again");
         for (int i = first_bench; i < r->ncases; i++) /* drop the first measurement */
             cl_case_result_clear(&r->cases[i]);
         r->ncases = first_bench;
         r->tier = NULL;
     }
     if (host)
-        cl_score_bench(&g.lab, r); /* no bandwidth figures: no ceiling */
+        cl_score_bench(&g->lab, r); /* no bandwidth figures: no ceiling */
     if (!r->tier)
         cl_result_set(r, CL_V_CORRECT, "correct; no ceiling to compare the speed with");
-done:
-    cl_score_total(&g.lab, r);
+    return GO;
+}
+
+/* score: the points, and the verdict's final message. */
+static void stage_score(grader *g)
+{
+    cl_result *r = g->r;
+    cl_score_total(&g->lab, r);
     if (r->verdict == CL_V_SLOW)
-        cl_result_set(r, CL_V_SLOW, "correct, but below the pass tier (%.0f%% of %s)", g.lab.tier_pass * 100,
-                      cl_ceiling_name(g.lab.ceiling));
+        cl_result_set(r, CL_V_SLOW, "correct, but below the pass tier (%.0f%% of %s)", g->lab.tier_pass * 100,
+                      cl_ceiling_name(g->lab.ceiling));
     else if (r->verdict >= CL_V_PASS)
         cl_result_set(r, r->verdict, "correct, %s tier", cl_verdict_name(r->verdict));
     if (r->tensor_cores == 0) { /* the lab is about Tensor Cores: say so whatever the verdict */
@@ -946,10 +1032,21 @@ done:
         free(m);
         r->message = cl_sb_take(&sb);
     }
-    cl_compile_result_free(&cr);
-    struct timespec ts1;
-    clock_gettime(CLOCK_MONOTONIC, &ts1);
-    r->seconds = (double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9;
+}
+
+/* ---- the whole thing ---- */
+
+int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
+{
+    double t0 = mono_s();
+    grader g;
+    if (begin(&g, o, r, err))
+        return -1;
+    if (stage_compile(&g) == GO && stage_inspect(&g) == GO && stage_correctness(&g) == GO)
+        stage_performance(&g);
+    stage_score(&g);
+    cl_compile_result_free(&g.cr);
     cl_lab_free(&g.lab);
+    r->seconds = mono_s() - t0;
     return 0;
 }

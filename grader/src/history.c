@@ -1,6 +1,7 @@
 /* history.c: the progress database read back: attempt lists, one attempt, the source
  * kept by content hash, two attempts compared case by case (with a source diff), and a
  * lab's best. */
+#include "grader/result.h"
 #include "grader/history.h"
 
 #include <math.h>
@@ -187,7 +188,7 @@ static const char *case_change(json_t *ca, json_t *cb, double *ratio)
     if (!cb) return "only in a";
     const char *sa = json_string_value(json_object_get(ca, "status"));
     const char *sb = json_string_value(json_object_get(cb, "status"));
-    int pa = sa && !strcmp(sa, "pass"), pb = sb && !strcmp(sb, "pass");
+    int pa = cl_case_passed(sa), pb = cl_case_passed(sb);
     if (pa && !pb) return "broke";
     if (!pa && pb) return "fixed";
     if (!pa && !pb) return "still failing";
@@ -288,13 +289,11 @@ int cl_history_compare(sqlite3 *db, const cl_history_row *a, const cl_history_ro
 
 /* ---- a lab's best ---- */
 
+/* slow 1, pass 2, good 3, excellent 4; 0 for no tier */
 static int tier_rank(const char *t)
 {
-    static const char *const order[] = {"slow", "pass", "good", "excellent"};
-    for (int i = 0; i < 4; i++)
-        if (t && !strcmp(t, order[i]))
-            return i + 1;
-    return 0;
+    cl_verdict v = cl_verdict_from_name(t);
+    return v >= CL_V_SLOW && cl_verdict_is(t, v) ? (int)(v - CL_V_SLOW) + 1 : 0;
 }
 
 int cl_history_summary(sqlite3 *db, const char *lab, cl_lab_summary *s, cl_err *err)

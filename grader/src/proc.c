@@ -1,5 +1,7 @@
-/* proc.c: the supervisor: fork/exec with a new process group, limits, capped capture,
- * a private verdict pipe, and a wall-clock timeout that kills the whole group. */
+/* proc.c: the one way cudalab starts a process: fork/exec with a new process group,
+ * limits, capped capture, a private verdict pipe, and a wall-clock timeout that kills the
+ * whole group (cl_proc_run); a helper beside the caller (cl_proc_spawn); and a function
+ * run in a forked child (cl_proc_fork, for the classroom's sandbox and workers). */
 #include "grader/proc.h"
 
 #include <errno.h>
@@ -23,6 +25,8 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* ---- capture: a capped buffer of what a stream said ---- */
+
 typedef struct capture {
     char *buf;
     size_t len, cap, dropped;
@@ -43,6 +47,8 @@ static void capture_add(capture *c, const char *data, size_t n)
         c->overflow = 1;
     }
 }
+
+/* ---- the child's side, between fork and exec ---- */
 
 /* Build the child's environment: ours, with env_set entries replacing or added. */
 static char **make_env(const char *const *set)
@@ -84,194 +90,305 @@ static void set_limit(int resource, unsigned long long v)
     setrlimit(resource, &rl);
 }
 
-static void child_exec(const cl_proc_opts *o, int in_fd, int out_fd, int vfd, char **env)
+/* Closes every descriptor from first up, except keep. */
+static void close_from(int first, int keep)
 {
-    setsid(); /* its own session and process group: we can kill all of it */
+    long maxfd = sysconf(_SC_OPEN_MAX);
+    if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
+    for (int fd = first; fd < maxfd; fd++)
+        if (fd != keep)
+            close(fd);
+}
+
+/* stdin, stdout + stderr, and the verdict pipe (kept open across exec); nothing else. */
+static void child_descriptors(int in_fd, int out_fd, int vfd)
+{
     if (in_fd >= 0) dup2(in_fd, STDIN_FILENO);
     dup2(out_fd, STDOUT_FILENO);
     dup2(out_fd, STDERR_FILENO);
-    /* close everything else except the verdict pipe */
-    long maxfd = sysconf(_SC_OPEN_MAX);
-    if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
-    for (int fd = 3; fd < maxfd; fd++)
-        if (fd != vfd)
-            close(fd);
+    close_from(3, vfd);
     if (vfd >= 0) {
         int flags = fcntl(vfd, F_GETFD);
         fcntl(vfd, F_SETFD, flags & ~FD_CLOEXEC);
     }
+}
+
+static void child_limits(const cl_proc_opts *o)
+{
     set_limit(RLIMIT_CORE, 0);
     set_limit(RLIMIT_FSIZE, o->max_file_bytes);
     set_limit(RLIMIT_NPROC, o->max_procs);
     set_limit(RLIMIT_NOFILE, o->max_open_files);
     signal(SIGPIPE, SIG_DFL);
+}
+
+/* argv with "{VFD}" replaced by the verdict pipe's number. */
+static char **child_argv(const cl_proc_opts *o, int vfd, char vfd_str[16])
+{
+    int argc = 0;
+    while (o->argv[argc]) argc++;
+    char **argv = calloc((size_t)argc + 1, sizeof *argv);
+    if (!argv)
+        return (char **)o->argv;
+    snprintf(vfd_str, 16, "%d", vfd);
+    for (int i = 0; i < argc; i++)
+        argv[i] = !strcmp(o->argv[i], "{VFD}") ? vfd_str : o->argv[i];
+    return argv;
+}
+
+static void child_exec(const cl_proc_opts *o, int in_fd, int out_fd, int vfd, char **env)
+{
+    setsid(); /* its own session and process group: we can kill all of it */
+    child_descriptors(in_fd, out_fd, vfd);
+    child_limits(o);
     if (o->cwd && chdir(o->cwd) != 0) {
         dprintf(STDERR_FILENO, "cannot enter %s: %s\n", o->cwd, strerror(errno));
         _exit(127);
     }
-    /* argv with {VFD} replaced */
-    int argc = 0;
-    while (o->argv[argc]) argc++;
-    char **argv = calloc((size_t)argc + 1, sizeof *argv);
     char vfd_str[16];
-    snprintf(vfd_str, sizeof vfd_str, "%d", vfd);
-    for (int i = 0; i < argc; i++)
-        argv[i] = !strcmp(o->argv[i], "{VFD}") ? vfd_str : o->argv[i];
+    char **argv = child_argv(o, vfd, vfd_str);
     environ = env;
     execvp(argv[0], argv);
     dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
 }
 
-int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
-{
-    memset(res, 0, sizeof *res);
-    int out_pipe[2] = {-1, -1}, v_pipe[2] = {-1, -1}, in_pipe[2] = {-1, -1};
-    if (pipe2(out_pipe, O_CLOEXEC) != 0)
-        return cl_err_set(err, "pipe: %s", strerror(errno));
-    if (o->verdict_pipe && pipe2(v_pipe, O_CLOEXEC) != 0) {
-        close(out_pipe[0]); close(out_pipe[1]);
-        return cl_err_set(err, "pipe: %s", strerror(errno));
-    }
-    if (pipe2(in_pipe, O_CLOEXEC) != 0) {
-        close(out_pipe[0]); close(out_pipe[1]);
-        if (v_pipe[0] >= 0) { close(v_pipe[0]); close(v_pipe[1]); }
-        return cl_err_set(err, "pipe: %s", strerror(errno));
-    }
-    char **env = make_env(o->env_set);
-    capture out = {0}, ver = {0};
-    out.cap = o->output_cap ? o->output_cap : 65536;
-    ver.cap = o->verdict_cap ? o->verdict_cap : (4u << 20);
-    out.buf = malloc(out.cap + 1);
-    ver.buf = malloc(ver.cap + 1);
-    if (!env || !out.buf || !ver.buf) {
-        free(env); free(out.buf); free(ver.buf);
-        return cl_err_set(err, "out of memory");
-    }
-    out.buf[0] = ver.buf[0] = '\0';
+/* ---- the parent's side: pipes, stdin, the watch loop, the result ---- */
 
-    double t0 = now_s();
-    pid_t pid = fork();
-    if (pid < 0) {
+typedef struct pipes {
+    int out[2], ver[2], in[2];
+} pipes;
+
+static void close_pair(int p[2])
+{
+    if (p[0] >= 0) close(p[0]);
+    if (p[1] >= 0) close(p[1]);
+    p[0] = p[1] = -1;
+}
+
+static int open_pipes(pipes *p, int want_verdict, cl_err *err)
+{
+    p->out[0] = p->out[1] = p->ver[0] = p->ver[1] = p->in[0] = p->in[1] = -1;
+    if (pipe2(p->out, O_CLOEXEC) != 0 || (want_verdict && pipe2(p->ver, O_CLOEXEC) != 0) ||
+        pipe2(p->in, O_CLOEXEC) != 0) {
         int e = errno;
-        free(env); free(out.buf); free(ver.buf);
-        return cl_err_set(err, "fork: %s", strerror(e));
+        close_pair(p->out);
+        close_pair(p->ver);
+        close_pair(p->in);
+        return cl_err_set(err, "pipe: %s", strerror(e));
     }
-    if (pid == 0)
-        child_exec(o, in_pipe[0], out_pipe[1], o->verdict_pipe ? v_pipe[1] : -1, env);
-    setpgid(pid, pid); /* also from the parent, so the group exists before we may kill it */
-    free(env);
-    close(out_pipe[1]);
-    close(in_pipe[0]);
-    if (o->verdict_pipe)
-        close(v_pipe[1]);
-    /* stdin: write what the child must read, then close (small: fits the pipe buffer) */
-    if (o->stdin_data) {
+    return 0;
+}
+
+/* Writes what the child must read, then closes (small: fits the pipe buffer). */
+static void feed_stdin(int fd, const char *data)
+{
+    if (data) {
         signal(SIGPIPE, SIG_IGN);
-        size_t left = strlen(o->stdin_data);
-        const char *p = o->stdin_data;
+        size_t left = strlen(data);
         while (left) {
-            ssize_t w = write(in_pipe[1], p, left);
+            ssize_t w = write(fd, data, left);
             if (w <= 0) break;
-            p += w;
+            data += w;
             left -= (size_t)w;
         }
     }
-    close(in_pipe[1]);
+    close(fd);
+}
 
-    int out_fd = out_pipe[0], v_fd = o->verdict_pipe ? v_pipe[0] : -1;
+/* One supervised child, from fork to reaping. */
+typedef struct watch {
+    const cl_proc_opts *o;
+    pid_t pid;
+    int out_fd, v_fd;
+    capture out, ver;
     char line[8192];
-    size_t line_len = 0;
-    int status = 0, reaped = 0;
-    double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0, grace_end = 0;
+    size_t line_len;
+    int status, reaped, timed_out;
+    double deadline, grace_end;
+} watch;
+
+/* The child has exited: peek without reaping, so the group id stays ours while we kill
+ * whatever it left behind, then reap. */
+static void reap_if_exited(watch *w)
+{
+    if (w->reaped)
+        return;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid) {
+        kill(-w->pid, SIGKILL);
+        waitpid(w->pid, &w->status, 0);
+        w->reaped = 1;
+        w->grace_end = now_s() + 2.0;
+    }
+}
+
+static void kill_at_deadline(watch *w)
+{
+    w->timed_out = 1;
+    kill(-w->pid, SIGKILL);
+    kill(w->pid, SIGKILL);
+    waitpid(w->pid, &w->status, 0);
+    w->reaped = 1;
+    w->grace_end = now_s() + 1.0;
+}
+
+/* Verdict bytes: kept, and handed to on_line one complete line at a time. */
+static void take_verdict(watch *w, const char *buf, size_t got)
+{
+    capture_add(&w->ver, buf, got);
+    for (size_t k = 0; k < got; k++) {
+        if (buf[k] == '\n') {
+            w->line[w->line_len] = '\0';
+            if (w->o->on_line && !w->ver.overflow)
+                w->o->on_line(w->o->ctx, w->line);
+            w->line_len = 0;
+        } else if (w->line_len + 1 < sizeof w->line) {
+            w->line[w->line_len++] = buf[k];
+        }
+    }
+}
+
+/* Waits up to 100 ms for output and reads what came. -1 when poll failed. */
+static int drain_once(watch *w)
+{
+    struct pollfd pf[2];
+    int n = 0;
+    if (w->out_fd >= 0) pf[n++] = (struct pollfd){w->out_fd, POLLIN, 0};
+    if (w->v_fd >= 0) pf[n++] = (struct pollfd){w->v_fd, POLLIN, 0};
+    if (n == 0) {
+        usleep(20000);
+        return 0;
+    }
+    int r = poll(pf, (nfds_t)n, 100);
+    if (r < 0 && errno != EINTR)
+        return -1;
     char buf[65536];
-    for (;;) {
-        struct pollfd pf[2];
-        int n = 0;
-        if (out_fd >= 0) pf[n++] = (struct pollfd){out_fd, POLLIN, 0};
-        if (v_fd >= 0) pf[n++] = (struct pollfd){v_fd, POLLIN, 0};
-        if (!reaped) {
-            /* peek without reaping, so the group id stays ours while we kill it */
-            siginfo_t si;
-            memset(&si, 0, sizeof si);
-            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
-                kill(-pid, SIGKILL); /* the child is gone: whatever it left behind goes too */
-                waitpid(pid, &status, 0);
-                reaped = 1;
-                grace_end = now_s() + 2.0;
-            }
-        }
-        if (n == 0 && reaped)
-            break;
-        double now = now_s();
-        if (reaped && now > grace_end)
-            break;
-        if (!reaped && deadline && now >= deadline) {
-            res->timed_out = 1;
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            reaped = 1;
-            grace_end = now_s() + 1.0;
+    for (int i = 0; i < n && r > 0; i++) {
+        if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
+        ssize_t got = read(pf[i].fd, buf, sizeof buf);
+        if (got <= 0) {
+            close(pf[i].fd);
+            if (pf[i].fd == w->out_fd) w->out_fd = -1; else w->v_fd = -1;
             continue;
         }
-        int wait_ms = 100;
-        if (n == 0) {
-            usleep(20000);
-            continue;
-        }
-        int r = poll(pf, (nfds_t)n, wait_ms);
-        if (r < 0 && errno != EINTR)
-            break;
-        for (int i = 0; i < n && r > 0; i++) {
-            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            ssize_t got = read(pf[i].fd, buf, sizeof buf);
-            if (got <= 0) {
-                close(pf[i].fd);
-                if (pf[i].fd == out_fd) out_fd = -1; else v_fd = -1;
-                continue;
-            }
-            if (pf[i].fd == out_fd) {
-                capture_add(&out, buf, (size_t)got);
-            } else {
-                capture_add(&ver, buf, (size_t)got);
-                for (ssize_t k = 0; k < got; k++) {
-                    if (buf[k] == '\n') {
-                        line[line_len] = '\0';
-                        if (o->on_line && !ver.overflow)
-                            o->on_line(o->ctx, line);
-                        line_len = 0;
-                    } else if (line_len + 1 < sizeof line) {
-                        line[line_len++] = buf[k];
-                    }
-                }
-            }
-        }
+        if (pf[i].fd == w->out_fd)
+            capture_add(&w->out, buf, (size_t)got);
+        else
+            take_verdict(w, buf, (size_t)got);
     }
-    if (out_fd >= 0) close(out_fd);
-    if (v_fd >= 0) close(v_fd);
-    if (!reaped)
-        waitpid(pid, &status, 0);
-    kill(-pid, SIGKILL);
-    res->seconds = now_s() - t0;
-    if (!res->timed_out) {
-        if (WIFEXITED(status)) {
-            res->exited = 1;
-            res->exit_code = WEXITSTATUS(status);
-        } else if (WIFSIGNALED(status)) {
-            res->signaled = 1;
-            res->signal = WTERMSIG(status);
-        }
-    }
-    res->output = out.buf;
-    res->output_len = out.len;
-    res->output_dropped = out.dropped;
-    res->verdict = ver.buf;
-    res->verdict_len = ver.len;
-    res->verdict_overflow = ver.overflow;
     return 0;
 }
+
+/* Until the child is gone and its pipes are closed (or a short grace after it ended). */
+static void watch_child(watch *w)
+{
+    for (;;) {
+        reap_if_exited(w);
+        if (w->out_fd < 0 && w->v_fd < 0 && w->reaped)
+            break;
+        double now = now_s();
+        if (w->reaped && now > w->grace_end)
+            break;
+        if (!w->reaped && w->deadline && now >= w->deadline) {
+            kill_at_deadline(w);
+            continue;
+        }
+        if (drain_once(w))
+            break;
+    }
+    if (w->out_fd >= 0) close(w->out_fd);
+    if (w->v_fd >= 0) close(w->v_fd);
+    if (!w->reaped)
+        waitpid(w->pid, &w->status, 0);
+    kill(-w->pid, SIGKILL);
+}
+
+static void fill_result(cl_proc_result *res, watch *w, double seconds)
+{
+    res->seconds = seconds;
+    res->timed_out = w->timed_out;
+    if (!w->timed_out) {
+        if (WIFEXITED(w->status)) {
+            res->exited = 1;
+            res->exit_code = WEXITSTATUS(w->status);
+        } else if (WIFSIGNALED(w->status)) {
+            res->signaled = 1;
+            res->signal = WTERMSIG(w->status);
+        }
+    }
+    res->output = w->out.buf;
+    res->output_len = w->out.len;
+    res->output_dropped = w->out.dropped;
+    res->verdict = w->ver.buf;
+    res->verdict_len = w->ver.len;
+    res->verdict_overflow = w->ver.overflow;
+}
+
+static int alloc_captures(watch *w, const cl_proc_opts *o)
+{
+    w->out.cap = o->output_cap ? o->output_cap : 65536;
+    w->ver.cap = o->verdict_cap ? o->verdict_cap : (4u << 20);
+    w->out.buf = malloc(w->out.cap + 1);
+    w->ver.buf = malloc(w->ver.cap + 1);
+    if (!w->out.buf || !w->ver.buf) {
+        free(w->out.buf);
+        free(w->ver.buf);
+        return -1;
+    }
+    w->out.buf[0] = w->ver.buf[0] = '\0';
+    return 0;
+}
+
+int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
+{
+    memset(res, 0, sizeof *res);
+    pipes p;
+    if (open_pipes(&p, o->verdict_pipe, err))
+        return -1;
+    static const watch empty;
+    watch w = empty;
+    w.o = o;
+    char **env = make_env(o->env_set);
+    if (!env || alloc_captures(&w, o)) {
+        free(env);
+        close_pair(p.out);
+        close_pair(p.ver);
+        close_pair(p.in);
+        return cl_err_set(err, "out of memory");
+    }
+    double t0 = now_s();
+    w.pid = fork();
+    if (w.pid < 0) {
+        int e = errno;
+        free(env);
+        free(w.out.buf);
+        free(w.ver.buf);
+        close_pair(p.out);
+        close_pair(p.ver);
+        close_pair(p.in);
+        return cl_err_set(err, "fork: %s", strerror(e));
+    }
+    if (w.pid == 0)
+        child_exec(o, p.in[0], p.out[1], o->verdict_pipe ? p.ver[1] : -1, env);
+    setpgid(w.pid, w.pid); /* also from the parent, so the group exists before we may kill it */
+    free(env);
+    close(p.out[1]);
+    close(p.in[0]);
+    if (o->verdict_pipe)
+        close(p.ver[1]);
+    feed_stdin(p.in[1], o->stdin_data);
+    w.out_fd = p.out[0];
+    w.v_fd = o->verdict_pipe ? p.ver[0] : -1;
+    w.deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0;
+    watch_child(&w);
+    fill_result(res, &w, now_s() - t0);
+    return 0;
+}
+
+/* ---- a helper beside the caller ---- */
 
 int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out, cl_err *err)
 {
@@ -286,10 +403,7 @@ int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out
             int flags = fcntl(3, F_GETFD);
             fcntl(3, F_SETFD, flags & ~FD_CLOEXEC);
         }
-        long maxfd = sysconf(_SC_OPEN_MAX);
-        if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
-        for (int fd = fd_pass >= 0 ? 4 : 3; fd < maxfd; fd++)
-            close(fd);
+        close_from(fd_pass >= 0 ? 4 : 3, -1);
         set_limit(RLIMIT_CORE, 0);
         signal(SIGPIPE, SIG_DFL);
         if (env)
@@ -301,6 +415,33 @@ int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out
     *pid_out = (int)pid;
     return 0;
 }
+
+/* ---- a function in a child ---- */
+
+int cl_proc_fork(int (*fn)(void *ctx), void *ctx, int *pid_out, cl_err *err)
+{
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0)
+        return cl_err_set(err, "fork: %s", strerror(errno));
+    if (pid == 0)
+        _exit(fn(ctx) & 0xff);
+    *pid_out = (int)pid;
+    return 0;
+}
+
+int cl_proc_wait(int pid, int *status)
+{
+    int st = 0;
+    while (waitpid((pid_t)pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (status)
+        *status = st;
+    return 0;
+}
+
+/* ---- helpers ---- */
 
 int cl_proc_capture(char *const *argv, double timeout_s, size_t cap, char **out, cl_err *err)
 {

@@ -167,14 +167,11 @@ static double jnum(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-/* The tier's static name (results point at these). */
+/* The tier's static name, the verdict table's (results point at these). */
 static const char *tier_named(const char *t)
 {
-    static const char *const tiers[] = {"excellent", "good", "pass", "slow", NULL};
-    for (int k = 0; t && tiers[k]; k++)
-        if (!strcmp(t, tiers[k]))
-            return tiers[k];
-    return NULL;
+    cl_verdict v = cl_verdict_from_name(t);
+    return v >= CL_V_SLOW && cl_verdict_is(t, v) ? cl_verdict_name(v) : NULL;
 }
 
 /* A case's mismatch report as compact JSON text: an object, and bounded (the judge's is a
@@ -383,7 +380,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
             const cl_case_result *c = &r->cases[i];
             if (c->bench)
                 continue;
-            int ok = c->status && !strcmp(c->status, "pass");
+            int ok = cl_case_passed(c->status);
             if (ok && !verbose)
                 continue;
             fprintf(f, "    %s%-4s%s %s", ok ? G : R, ok ? "ok" : "FAIL", Z, c->name);
@@ -525,8 +522,8 @@ int cl_report_junit(const cl_result *const *rs, const char *const *names, int n,
             char name[300];
             snprintf(name, sizeof name, "%s %s", c->bench ? "bench" : "test", c->name);
             st++;
-            int ok = c->status && !strcmp(c->status, "pass");
-            if (ok && c->bench && c->tier && !strcmp(c->tier, "slow"))
+            int ok = cl_case_passed(c->status);
+            if (ok && c->bench && cl_verdict_is(c->tier, CL_V_SLOW))
                 ok = 0;
             if (ok) {
                 junit_case(&cases, suite, name, c->bench ? c->median_ms * 1e-3 : c->ms * 1e-3, NULL, NULL, NULL);

@@ -1,4 +1,5 @@
-/* result.c: the result struct's lifetime and verdict names. */
+/* result.c: the one table of verdicts, the judge's words for cases and runs, and the
+ * result struct's lifetime. */
 #include "grader/result.h"
 
 #include <stdarg.h>
@@ -43,17 +44,60 @@ cl_verdict cl_verdict_from_name(const char *name)
     return CL_V_ERROR;
 }
 
+int cl_verdict_is(const char *name, cl_verdict v) { return name && !strcmp(name, cl_verdict_name(v)); }
+
 cl_verdict cl_verdict_of_case(const char *status)
 {
     if (!status)
         return CL_V_ERROR;
-    if (!strcmp(status, "pass"))
+    if (cl_case_passed(status))
         return CL_V_CORRECT;
     cl_verdict v = cl_verdict_from_name(status);
     return v > CL_V_NO_DEVICE && v < CL_V_CORRECT ? v : CL_V_ERROR;
 }
 
 int cl_verdict_ok(cl_verdict v) { return v >= CL_V_CORRECT; }
+
+/* ---- the judge's words for a case and for how its run ended ---- */
+
+static const char case_pass[] = "pass", case_not_run[] = "not_run";
+
+const char *cl_case_status_name(cl_verdict v) { return v == CL_V_CORRECT ? case_pass : cl_verdict_name(v); }
+
+const char *cl_case_not_run_name(void) { return case_not_run; }
+
+int cl_case_passed(const char *status) { return status && !strcmp(status, case_pass); }
+
+int cl_case_not_run(const char *status) { return status && !strcmp(status, case_not_run); }
+
+static const char *const run_status[] = {
+    [CL_RUN_OK] = "ok",
+    [CL_RUN_SOLUTION_LOST] = "solution_lost",
+    [CL_RUN_DEVICE_LOST] = "device_lost",
+    [CL_RUN_LOAD_ERROR] = "load_error",
+    [CL_RUN_MISSING_SYMBOL] = NULL, /* these three are spelled as their verdicts */
+    [CL_RUN_JUDGE_ERROR] = NULL,
+    [CL_RUN_NO_DEVICE] = NULL,
+    [CL_RUN_UNKNOWN] = "?",
+};
+
+const char *cl_run_status_name(cl_run_status s)
+{
+    switch (s) {
+    case CL_RUN_MISSING_SYMBOL: return cl_verdict_name(CL_V_MISSING_SYMBOL);
+    case CL_RUN_JUDGE_ERROR: return cl_verdict_name(CL_V_ERROR);
+    case CL_RUN_NO_DEVICE: return cl_verdict_name(CL_V_NO_DEVICE);
+    default: return (unsigned)s < CL_RUN_UNKNOWN ? run_status[s] : run_status[CL_RUN_UNKNOWN];
+    }
+}
+
+cl_run_status cl_run_status_of(const char *name)
+{
+    for (int s = CL_RUN_OK; name && s < CL_RUN_UNKNOWN; s++)
+        if (!strcmp(cl_run_status_name((cl_run_status)s), name))
+            return (cl_run_status)s;
+    return CL_RUN_UNKNOWN;
+}
 
 void cl_result_init(cl_result *r)
 {

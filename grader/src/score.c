@@ -6,10 +6,11 @@
 
 const char *cl_tier_for(const cl_lab *lab, double f)
 {
-    if (f >= lab->tier_excellent) return "excellent";
-    if (f >= lab->tier_good) return "good";
-    if (f >= lab->tier_pass) return "pass";
-    return "slow";
+    /* a tier is spelled as the verdict it earns */
+    if (f >= lab->tier_excellent) return cl_verdict_name(CL_V_EXCELLENT);
+    if (f >= lab->tier_good) return cl_verdict_name(CL_V_GOOD);
+    if (f >= lab->tier_pass) return cl_verdict_name(CL_V_PASS);
+    return cl_verdict_name(CL_V_SLOW);
 }
 
 double cl_lab_bandwidth(const cl_lab *lab, const cl_result *r)
@@ -122,8 +123,6 @@ void cl_score_total(const cl_lab *lab, cl_result *r)
     /* points grow continuously with the aggregated fraction; shown to one decimal */
     r->perf_points = round(cl_perf_points(lab, r->perf_fraction) * 10) / 10;
     r->score += r->perf_points;
-    if (!strcmp(r->tier, "excellent")) r->verdict = CL_V_EXCELLENT;
-    else if (!strcmp(r->tier, "good")) r->verdict = CL_V_GOOD;
-    else if (!strcmp(r->tier, "pass")) r->verdict = CL_V_PASS;
-    else r->verdict = CL_V_SLOW;
+    cl_verdict v = cl_verdict_from_name(r->tier);
+    r->verdict = v == CL_V_EXCELLENT || v == CL_V_GOOD || v == CL_V_PASS ? v : CL_V_SLOW;
 }

@@ -1,5 +1,6 @@
 /* interview.c: the mock interview's theory part (ramping, follow-ups, timing) and the
  * hand-over to the coding lab. */
+#include "grader/result.h"
 #include "questions/interview.h"
 
 #include <stdio.h>
@@ -12,44 +13,6 @@
 #include "questions/progress.h"
 #include "questions/rng.h"
 #include "term.h"
-
-static const char *const topics_cuda[] = {"memory", "warps", "sm_arch", "occupancy", "tensor_cores",
-                                          "streams", "memory_mgmt", "profiling", "gemm",
-                                          "hopper_blackwell", "multi_gpu", "cpp", NULL};
-static const char *const topics_inference[] = {"llm_inference", "attention_serving", "quantization",
-                                               "quant_methods", "gemm", "memory", "tensor_cores",
-                                               "multi_gpu", "hopper_blackwell", "streams", "profiling",
-                                               "occupancy", "deployment", NULL};
-static const char *const topics_compiler[] = {"compilers", "cpp", "gemm", "memory", "sm_arch", "warps",
-                                              "tensor_cores", "hopper_blackwell", "occupancy", NULL};
-static const char *const labs_cuda[] = {"reduce", "transpose", "softmax", "layernorm", "gemm", "iou",
-                                        "nms", "topo_sort", NULL};
-static const char *const labs_inference[] = {"paged_attention", "softmax", "layernorm", "gemm", "nms",
-                                             "iou", "reduce", NULL};
-static const char *const labs_compiler[] = {"gemm", "transpose", "topo_sort", "reduce", "softmax", NULL};
-static const char *const track_names[CL_NTRACKS] = {"cuda", "inference", "compiler"};
-
-int cl_track_parse(const char *name, cl_track *out)
-{
-    for (int i = 0; i < CL_NTRACKS; i++)
-        if (name && !strcmp(name, track_names[i])) {
-            *out = (cl_track)i;
-            return 0;
-        }
-    return -1;
-}
-
-const char *cl_track_name(cl_track t) { return (unsigned)t < CL_NTRACKS ? track_names[t] : "?"; }
-
-const char *const *cl_track_topics(cl_track t)
-{
-    return t == CL_TRACK_INFERENCE ? topics_inference : t == CL_TRACK_COMPILER ? topics_compiler : topics_cuda;
-}
-
-const char *const *cl_track_labs(cl_track t)
-{
-    return t == CL_TRACK_INFERENCE ? labs_inference : t == CL_TRACK_COMPILER ? labs_compiler : labs_cuda;
-}
 
 static double mono_now(void)
 {
@@ -230,7 +193,8 @@ static int theory(const cl_bank *b, sqlite3 *db, const cl_interview_opts *o, cl_
     return rc < 0 ? -1 : 0;
 }
 
-static void coding_part(const cl_interview_opts *o, cl_io *io, cl_interview_result *r, double minutes_left)
+static void coding_part(sqlite3 *db, const cl_interview_opts *o, cl_io *io, cl_interview_result *r,
+                        double minutes_left)
 {
     FILE *out = io->out;
     cl_lang L = io->lang;
@@ -316,9 +280,9 @@ static void coding_part(const cl_interview_opts *o, cl_io *io, cl_interview_resu
         free(labs);
         return;
     }
-    if (cl_iv_grade_lab(ws.dir, out, r->lab_verdict, sizeof r->lab_verdict, r->lab_note,
+    if (cl_iv_grade_lab(ws.dir, db, out, r->lab_verdict, sizeof r->lab_verdict, r->lab_note,
                         sizeof r->lab_note, &err)) {
-        snprintf(r->lab_verdict, sizeof r->lab_verdict, "error");
+        snprintf(r->lab_verdict, sizeof r->lab_verdict, "%s", cl_verdict_name(CL_V_ERROR));
         snprintf(r->lab_note, sizeof r->lab_note, "%.1000s", err.msg);
     }
     free(labs);
@@ -356,7 +320,7 @@ int cl_interview_run(const cl_bank *b, sqlite3 *db, const cl_interview_opts *o, 
     }
     r->score = dsum > 0 ? 100.0 * wsum / dsum : 0;
     if (o->with_lab && !r->tally.ended_early)
-        coding_part(o, io, r, (total_s - r->seconds) / 60.0);
+        coding_part(db, o, io, r, (total_s - r->seconds) / 60.0);
     else
         snprintf(r->lab_verdict, sizeof r->lab_verdict, "none");
     return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grader/result.h"
 #include "questions/interview.h"
 
 #define WEAK_TOPIC 0.7 /* a topic below 70% is a weak area */
@@ -137,7 +138,8 @@ static int lab_fits(const cl_lab_brief *lab, const cl_interview_result *r, const
                 for (int g = 0; g < r->items[i].q->ntags && !hit; g++)
                     hit = loosely_matches(lab->topics[k], r->items[i].q->tags[g]);
     }
-    return hit || (!strcmp(lab->name, r->lab) && strcmp(r->lab_verdict, "pass"));
+    /* the interview's own lab again, unless it worked */
+    return hit || (!strcmp(lab->name, r->lab) && !cl_verdict_ok(cl_verdict_from_name(r->lab_verdict)));
 }
 
 /* Quizzes on the weak topics and missed questions, and up to three labs that fit. */

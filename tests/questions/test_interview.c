@@ -1,5 +1,10 @@
 /* test_interview.c: the interview's lab choice, tracks, theory flow (driven through
  * in-memory streams) and scorecard. */
+#include <unistd.h>
+
+#include "grader/compile.h"
+#include "grader/workspace.h"
+#include "paths.h"
 #include "qtest.h"
 #include "questions/interview.h"
 
@@ -140,6 +145,77 @@ START_TEST(scorecard_names_weak_areas_and_what_to_study)
 }
 END_TEST
 
+/* The coding exercise is graded by the grading library in this process: there is no
+ * cudalab executable beside this test to run as a child (nor a runner, so a solution that
+ * compiles is "no_device": compiled, nothing to run it with). */
+START_TEST(lab_graded_in_this_process)
+{
+    char exe[4096];
+    snprintf(exe, sizeof exe, "%s/cudalab", cl_exe_dir());
+    ck_assert_msg(access(exe, X_OK) != 0, "%s exists: this test needs a folder without it", exe);
+    char parent[] = "/tmp/cudalab-iv-grade-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(parent));
+    cl_workspace ws;
+    cl_err err;
+    ck_assert_int_eq(cl_workspace_fetch(cl_home_dir(), "reduce", parent, 0, &ws, &err), 0);
+    char verdict[64] = "", note[1024] = "", *printed = NULL;
+    size_t printed_len = 0;
+    FILE *out = open_memstream(&printed, &printed_len);
+    ck_assert_int_eq(cl_iv_grade_lab(ws.dir, NULL, out, verdict, sizeof verdict, note, sizeof note, &err), 0);
+    fclose(out);
+    if (cl_nvcc_path()) {
+        ck_assert_msg(!strcmp(verdict, "no_device"), "%s: %s", verdict, note);
+        ck_assert_msg(strstr(note, "no runner"), "%s", note);
+    } else {
+        ck_assert_msg(!strcmp(verdict, "error"), "%s: %s", verdict, note);
+        ck_assert_msg(strstr(note, "nvcc"), "%s", note);
+    }
+    char line[1200];
+    snprintf(line, sizeof line, "cudalab test: %s — %s\n", verdict, note);
+    ck_assert_str_eq(printed, line);
+    free(printed);
+    /* a folder that is not a workspace is an error, not a verdict */
+    ck_assert_int_eq(cl_iv_grade_lab(parent, NULL, stdout, verdict, sizeof verdict, note, sizeof note, &err), -1);
+    ck_assert_msg(strstr(err.msg, "not a cudalab workspace"), "%s", err.msg);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", parent);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The scorecard suggests the interview's own lab again unless its verdict says it works
+ * (a verdict name from the one table: "correct" and the tiers). */
+START_TEST(scorecard_suggests_the_lab_again_unless_it_works)
+{
+    cl_bank b;
+    qt_load_good(&b);
+    cl_interview_result *r = calloc(1, sizeof *r);
+    const cl_question *q = cl_bank_find(&b, "fx-warp-size");
+    r->items[r->nitems].q = q;
+    r->items[r->nitems++].score = 1.0;
+    cl_grade g = {.status = CL_GRADE_OK, .score = 1.0};
+    cl_tally_add(&r->tally, q, &g);
+    snprintf(r->lab, sizeof r->lab, "reduce");
+    cl_interview_opts o;
+    memset(&o, 0, sizeof o);
+    o.track = CL_TRACK_CUDA;
+    o.home = cl_home_dir();
+    const char *verdicts[] = {"correct", "excellent", "wrong", "compile_error", "not graded", "skipped"};
+    const int suggested[] = {0, 0, 1, 1, 1, 1};
+    for (int i = 0; i < 6; i++) {
+        snprintf(r->lab_verdict, sizeof r->lab_verdict, "%s", verdicts[i]);
+        cl_strbuf sb;
+        cl_sb_init(&sb);
+        cl_interview_scorecard(&b, &o, r, CL_LANG_EN, &sb);
+        int has = strstr(cl_sb_str(&sb), "cudalab fetch reduce") != NULL;
+        ck_assert_msg(has == suggested[i], "verdict %s: %s", verdicts[i], cl_sb_str(&sb));
+        cl_sb_free(&sb);
+    }
+    free(r);
+    cl_bank_free(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("questions_interview");
@@ -148,6 +224,9 @@ int main(void)
     tcase_add_test(tc, lab_near_the_level_then_the_track_preference);
     tcase_add_test(tc, theory_ramps_up_and_down);
     tcase_add_test(tc, scorecard_names_weak_areas_and_what_to_study);
+    tcase_add_test(tc, scorecard_suggests_the_lab_again_unless_it_works);
+    tcase_add_test(tc, lab_graded_in_this_process);
+    tcase_set_timeout(tc, 300); /* nvcc compiles the lab's skeleton once */
     suite_add_tcase(s, tc);
     return qt_run(s);
 }

@@ -1,9 +1,14 @@
-/* proc.h: run a child process under supervision.
+/* proc.h: the one way cudalab starts a process.
  *
- * The child gets its own session and process group, resource limits, its output captured
+ * cl_proc_run runs a program under supervision: the child gets its own session and process group, resource limits, its output captured
  * up to a cap (stdout and stderr interleaved), and optionally a private verdict pipe whose
  * descriptor number replaces "{VFD}" in argv. A wall-clock timeout kills the whole group,
- * and so does the end of the run, so nothing the child started outlives it. */
+ * and so does the end of the run, so nothing the child started outlives it.
+ * cl_proc_capture is cl_proc_run for a trusted helper whose output is wanted;
+ * cl_proc_spawn starts a helper that lives beside the caller; cl_proc_fork runs a
+ * function of this program in a child (no exec), for work that must not change this
+ * process (the classroom's sandbox, which sets up namespaces in the child, and workers
+ * with an environment of their own). Nothing else in cudalab calls fork or exec. */
 #ifndef CUDALAB_PROC_H
 #define CUDALAB_PROC_H
 
@@ -54,6 +59,14 @@ int cl_proc_capture(char *const *argv, double timeout_s, size_t cap, char **out,
  * group, ends it), shares stdout and stderr, gets fd_pass as its descriptor 3 and no other
  * descriptor above 2, and, when env is not NULL, exactly that environment. */
 int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out, cl_err *err);
+/* Runs fn(ctx) in a forked child of this process (after flushing stdio, so nothing
+ * buffered is written twice); the child exits with fn's return value (fn may also _exit
+ * itself). The child shares nothing with the caller after the fork but what it inherited:
+ * whatever it must set up (namespaces, privileges, the environment) it does inside fn.
+ * Returns -1 when it could not fork; the caller reaps the child (cl_proc_wait). */
+int cl_proc_fork(int (*fn)(void *ctx), void *ctx, int *pid_out, cl_err *err);
+/* waitpid, retried on EINTR; the raw status in *status (may be NULL). -1 on failure. */
+int cl_proc_wait(int pid, int *status);
 /* "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 60 s". */
 void cl_proc_describe(const cl_proc_result *res, double timeout_s, char *out, size_t n);
 

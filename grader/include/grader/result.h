@@ -44,16 +44,42 @@ const cl_verdict_info *cl_verdict_info_of(cl_verdict v);
 const char *cl_verdict_name(cl_verdict v);
 /* The verdict named name; CL_V_ERROR for an unknown or NULL name. */
 cl_verdict cl_verdict_from_name(const char *name);
+/* 1 when name is v's name (a report's or gradebook's verdict word compared with the table). */
+int cl_verdict_is(const char *name, cl_verdict v);
 /* The verdict a judge case status stands for ("pass" -> correct, "wrong", "out_of_bounds",
  * "cuda_error", "crash", "timeout", "error"); unknown statuses are errors. */
 cl_verdict cl_verdict_of_case(const char *status);
 /* 1 for verdicts meaning "works" (correct and better). */
 int cl_verdict_ok(cl_verdict v);
 
+/* A case's status on the judge's verdict channel: the name of the verdict it stands for
+ * ("wrong", "out_of_bounds", "cuda_error", "crash", "timeout", "error"), except "pass" for
+ * a case that passed (CL_V_CORRECT) and "not_run" for one the judge never ran. */
+const char *cl_case_status_name(cl_verdict v);
+const char *cl_case_not_run_name(void);
+int cl_case_passed(const char *status);
+int cl_case_not_run(const char *status);
+
+/* How a judge's run ended (its "done" line). Where a verdict fits, the status is spelled
+ * as that verdict ("missing_symbol", "no_device", "error"). */
+typedef enum cl_run_status {
+    CL_RUN_OK = 0,
+    CL_RUN_SOLUTION_LOST,  /* the solution's process ended: the rest of the cases were not run */
+    CL_RUN_DEVICE_LOST,    /* the GPU became unusable */
+    CL_RUN_LOAD_ERROR,     /* the solution could not be loaded */
+    CL_RUN_MISSING_SYMBOL, /* no entry point */
+    CL_RUN_JUDGE_ERROR,    /* the judge failed with no student code running */
+    CL_RUN_NO_DEVICE,      /* no GPU for the judge */
+    CL_RUN_UNKNOWN,        /* a status no judge sends */
+} cl_run_status;
+
+const char *cl_run_status_name(cl_run_status s);
+cl_run_status cl_run_status_of(const char *name);
+
 typedef struct cl_case_result {
     char *name;
     int bench;
-    char *status; /* pass, wrong, out_of_bounds, cuda_error, error, not_run, crash, timeout */
+    char *status; /* cl_case_status_name: pass, wrong, out_of_bounds, cuda_error, error, not_run, crash, timeout */
     char *message;
     char *where;
     int has_values;

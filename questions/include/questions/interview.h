@@ -5,8 +5,8 @@
  * difficulty 2; a strong answer (score >= 0.8) raises the level by one, a weak one
  * (< 0.5) lowers it by one and triggers a follow-up on the same tags. The theory part
  * ends when its share of the time is used or after its question budget; then a lab
- * near the level reached is fetched into a workspace and graded with `cudalab test`
- * when a GPU is present. */
+ * near the level reached is fetched into a workspace and graded as `cudalab test` grades
+ * (cl_grade) when a GPU is present. */
 #ifndef CUDALAB_Q_INTERVIEW_H
 #define CUDALAB_Q_INTERVIEW_H
 
@@ -16,17 +16,10 @@
 #include "err.h"
 #include "questions/ask.h"
 #include "questions/bank.h"
+#include "questions/interview_grade.h"
 #include "questions/session.h"
+#include "questions/track.h"
 #include "strbuf.h"
-
-typedef enum { CL_TRACK_CUDA = 0, CL_TRACK_INFERENCE, CL_TRACK_COMPILER, CL_NTRACKS } cl_track;
-
-int cl_track_parse(const char *name, cl_track *out);
-const char *cl_track_name(cl_track t);
-/* The question topics of a track, most central first (NULL-terminated). */
-const char *const *cl_track_topics(cl_track t);
-/* Lab names a track prefers, in order (NULL-terminated). */
-const char *const *cl_track_labs(cl_track t);
 
 #define CL_STRONG 0.8
 #define CL_WEAK 0.5
@@ -65,7 +58,7 @@ typedef struct cl_interview_result {
     char lab_title[256];
     int lab_difficulty;
     char workspace[4096];
-    char lab_verdict[64]; /* "pass", "fail", "not graded", "skipped", "none" */
+    char lab_verdict[64]; /* a verdict's name (result.h), or "not graded", "skipped", "none", "error" */
     char lab_note[1024];
 } cl_interview_result;
 
@@ -94,11 +87,5 @@ int cl_iv_list_labs(const char *home, cl_lab_brief **labs, int *n, cl_err *err);
 int cl_iv_pick_lab(const cl_lab_brief *labs, int n, cl_track t, int level, uint64_t seed);
 /* Is a GPU present? `nvidia-smi -L` succeeds. CUDALAB_GPU=0 says no without asking. */
 int cl_gpu_present(void);
-/* Runs `cudalab test --json` in dir (the executable from cl_exe_dir()) as a child
- * process: verdict is the report's ("pass", "wrong", "compile_error", "no_device", ...),
- * note its message and cases passed; without a report, the exit status decides. The
- * child's progress and errors go to stderr; a one-line result is printed to out. */
-int cl_iv_grade_lab(const char *dir, FILE *out, char *verdict, size_t vn, char *note, size_t nn,
-                    cl_err *err);
 
 #endif
