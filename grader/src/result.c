@@ -55,6 +55,12 @@ cl_verdict cl_verdict_of_case(const char *status)
 
 int cl_verdict_ok(cl_verdict v) { return v >= CL_V_CORRECT; }
 
+int cl_verdict_graded(cl_verdict v)
+{
+    cl_fault f = cl_verdict_info_of(v)->fault;
+    return f == CL_FAULT_NONE || f == CL_FAULT_SOLUTION;
+}
+
 void cl_result_init(cl_result *r)
 {
     memset(r, 0, sizeof *r);
