@@ -295,6 +295,14 @@ def test_late_days():
     p, s = ct.grade(subs, out, "--report-only", course=course)
     g = csv_rows(out)
     check(g["nextday"]["late_days"] == "0" and g["nextday"]["score"] == "60.00", f"extension: {g['nextday']}")
+    # the extension withdrawn and the late policy made stricter: penalties follow, nothing is regraded
+    course = ct.course_file(d, "course: late\nsecret_file: secret.txt\ntimezone: America/Los_Angeles\n"
+                               "late: {penalty_per_day: 0.25, max_days: 5}\ndefaults:\n  deadline: 2026-11-20\n")
+    p, s = ct.grade(subs, out, course=course)
+    check(s["graded"] == 0, f"a late-policy change regraded code: {s}")
+    g = csv_rows(out)
+    check(g["nextday"]["late_days"] == "1" and g["nextday"]["score"] == "45.00", f"stricter policy: {g['nextday']}")
+    check(ct.rows(out)["nextday"]["score"] == 45.0, "the gradebook keeps the old penalty")
 
 
 # ---------------------------------------------------------------- 6. course.yaml
@@ -580,6 +588,7 @@ def test_cosmetic():
     gradescope(sub, results, meta, gcourse, check_rc=0)
     perf = [t for t in json.load(open(results))["tests"] if t["name"] == "performance"][0]["output"]
     check("s0.0%" not in perf and "0.0% of" not in perf, f"performance line: {perf}")
+    check("GB/s, no ceiling measured" in perf and "not timed" not in perf, f"a timed solution, no ceiling: {perf}")
     # SIGKILL mid-run: the next run removes the stage the killed one left
     stage = os.path.join(d, "stage")
     os.makedirs(stage)
