@@ -65,6 +65,7 @@ static void print_summary(const cl_class_summary *s, int json)
         json_object_set_new(j, "graded", json_integer(s->graded));
         json_object_set_new(j, "skipped", json_integer(s->skipped));
         json_object_set_new(j, "missing", json_integer(s->missing));
+        json_object_set_new(j, "not_graded", json_integer(s->not_graded));
         json_object_set_new(j, "failed_tasks", json_integer(s->failed_tasks));
         json_object_set_new(j, "workers", json_integer(s->workers));
         json_object_set_new(j, "seconds", json_real(s->seconds));
@@ -89,6 +90,8 @@ static void print_summary(const cl_class_summary *s, int json)
     FILE *f = stdout;
     printf(CL_T("%sgraded %d%s, skipped %d (already graded), %d missing"), cl_c(f, CL_BOLD), s->graded, cl_c0(f),
            s->skipped, s->missing);
+    if (s->not_graded)
+        printf(CL_T(", %s%d not graded (no score recorded: run again)%s"), cl_c(f, CL_RED), s->not_graded, cl_c0(f));
     if (s->failed_tasks)
         printf(CL_T(", %s%d Slurm task(s) without a result%s"), cl_c(f, CL_RED), s->failed_tasks, cl_c0(f));
     printf(CL_T(" in %.0f s"), s->seconds);
@@ -211,6 +214,8 @@ int cmd_grade(int argc, char **argv)
     if (no_gpu) {
         if (rc)
             cl_cli_error("grade", "%s", err.msg);
+        else
+            print_summary(&sum, u.json);
         return CL_EXIT_ENV;
     }
     if (rc) {

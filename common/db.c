@@ -52,7 +52,7 @@ int cl_db_open(const char *path, sqlite3 **db, cl_err *err)
         if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
             /* never repaired or replaced here: it may be all a learner has */
             cl_err_set(err,
-                       "the progress database %s is damaged (%s); it was left untouched. Move it aside to "
+                       "the database %s is damaged (%s); it was left untouched. Move it aside to "
                        "start a new one, or try to save its rows with: sqlite3 %s .recover > saved.sql",
                        path, sqlite3_errmsg(*db), path);
         else

@@ -200,6 +200,7 @@ static int report_row(sqlite3 *db, const char *labname, const cl_lab *lab, const
         row->message = strdup(s->kind == CL_SUB_NONE ? "nothing was submitted" : "not graded yet (run again)");
         row->max_score = cl_lab_max_score(lab);
         row->missing = s->kind == CL_SUB_NONE;
+        row->has_score = row->missing; /* nothing submitted is a 0; not graded yet is no score */
     }
     snprintf(row->name, sizeof row->name, "%s", s->name);
     snprintf(row->email, sizeof row->email, "%s", s->email);
@@ -262,13 +263,10 @@ int cl_class_write_reports(sqlite3 *db, const cl_class_opts *o, const cl_course 
                 rep.fp16_tflops = json_number_value(json_object_get(d, "fp16_tflops"));
         }
         if (sum) {
-            cl_verdict v = CL_V_ERROR;
-            for (int k = 0; k <= CL_V_EXCELLENT; k++)
-                if (!strcmp(cl_verdict_name((cl_verdict)k), row->verdict))
-                    v = (cl_verdict)k;
             if (!row->missing && strcmp(row->verdict, "not_graded"))
-                sum->verdicts[v]++;
+                sum->verdicts[cl_verdict_from_name(row->verdict)]++;
             sum->missing += row->missing;
+            sum->not_graded += !cl_grade_row_scored(row);
         }
         rep.nrows++;
     }

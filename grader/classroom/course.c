@@ -101,6 +101,121 @@ static int read_num(cl_yaml *y, cl_ynode *map, const char *key, const char *what
     return 0;
 }
 
+/* ---- RULES: one reader per key ---- */
+
+static int read_deadline(cl_yaml *y, cl_ynode *v, const char *tz, cl_course_rules *r, cl_err *err)
+{
+    const char *s;
+    if (cl_yaml_as_str(y, v, "deadline", &s, err))
+        return -1;
+    char why[400];
+    if (cl_parse_deadline(s, tz, &r->deadline, why, sizeof why))
+        return cl_yaml_errf(y, v, err, "%s", why);
+    snprintf(r->deadline_text, sizeof r->deadline_text, "%s", s);
+    r->have_deadline = 1;
+    return 0;
+}
+
+static int read_weights(cl_yaml *y, cl_ynode *v, cl_course_rules *r, cl_err *err)
+{
+    static const char *const wk[] = {"correctness", "pass", "good", "excellent", NULL};
+    if (!cl_yaml_is_map(v))
+        return cl_yaml_errf(y, v, err, "weights must be a mapping {correctness, pass, good, excellent}");
+    if (cl_yaml_check_keys(y, v, wk, err))
+        return -1;
+    double *outs[] = {&r->w_correct, &r->w_pass, &r->w_good, &r->w_excellent};
+    for (int i = 0; wk[i]; i++) {
+        cl_ynode *e = cl_yaml_need(y, v, wk[i], err);
+        if (!e || cl_yaml_as_double(y, e, wk[i], outs[i], err))
+            return -1;
+        if (*outs[i] < 0 || *outs[i] > 1e6)
+            return cl_yaml_errf(y, e, err, "weight %s must be between 0 and 1e6", wk[i]);
+    }
+    if (!(r->w_pass <= r->w_good && r->w_good <= r->w_excellent))
+        return cl_yaml_errf(y, v, err, "weights must grow with the tier: pass <= good <= excellent");
+    r->have_weights = 1;
+    return 0;
+}
+
+static int read_tiers(cl_yaml *y, cl_ynode *v, cl_course_rules *r, cl_err *err)
+{
+    static const char *const tk[] = {"pass", "good", "excellent", NULL};
+    if (!cl_yaml_is_map(v))
+        return cl_yaml_errf(y, v, err, "tiers must be a mapping {pass, good, excellent}");
+    if (cl_yaml_check_keys(y, v, tk, err))
+        return -1;
+    double *outs[] = {&r->tier_pass, &r->tier_good, &r->tier_excellent};
+    for (int i = 0; tk[i]; i++) {
+        cl_ynode *e = cl_yaml_need(y, v, tk[i], err);
+        if (!e || cl_yaml_as_double(y, e, tk[i], outs[i], err))
+            return -1;
+        if (*outs[i] <= 0 || *outs[i] > 4)
+            return cl_yaml_errf(y, e, err, "tier %s must be a fraction of the ceiling in (0, 4]", tk[i]);
+    }
+    if (!(r->tier_pass <= r->tier_good && r->tier_good <= r->tier_excellent))
+        return cl_yaml_errf(y, v, err, "tiers must grow: pass <= good <= excellent");
+    r->have_tiers = 1;
+    return 0;
+}
+
+/* headers or libraries: {allowed: [...], banned: [...]}. */
+static int read_allow_ban(cl_yaml *y, cl_ynode *v, const char *what, cl_name_list *allowed, int *have_allowed,
+                          cl_name_list *banned, cl_err *err)
+{
+    static const char *const ab[] = {"allowed", "banned", NULL};
+    if (!cl_yaml_is_map(v))
+        return cl_yaml_errf(y, v, err, "%s must be a mapping {allowed: [...], banned: [...]}", what);
+    if (cl_yaml_check_keys(y, v, ab, err))
+        return -1;
+    char name[64];
+    cl_ynode *e;
+    if ((e = cl_yaml_get(y, v, "allowed"))) {
+        snprintf(name, sizeof name, "%s.allowed", what);
+        if (read_names(y, e, name, allowed, err))
+            return -1;
+        *have_allowed = 1;
+    }
+    snprintf(name, sizeof name, "%s.banned", what);
+    if ((e = cl_yaml_get(y, v, "banned")) && read_names(y, e, name, banned, err))
+        return -1;
+    return 0;
+}
+
+static int read_limits(cl_yaml *y, cl_ynode *v, cl_course_rules *r, cl_err *err)
+{
+    static const char *const lk[] = {"timeout_scale", "max_file_mb", "max_procs", NULL};
+    if (!cl_yaml_is_map(v))
+        return cl_yaml_errf(y, v, err, "limits must be a mapping {timeout_scale, max_file_mb, max_procs}");
+    if (cl_yaml_check_keys(y, v, lk, err))
+        return -1;
+    double mb = 0, procs = 0;
+    if (read_num(y, v, "timeout_scale", "limits.timeout_scale", 0.01, 100, &r->timeout_scale, &r->have_timeout_scale,
+                 err) ||
+        read_num(y, v, "max_file_mb", "limits.max_file_mb", 1, 1 << 20, &mb, &r->have_max_file, err) ||
+        read_num(y, v, "max_procs", "limits.max_procs", 1, 1 << 20, &procs, &r->have_max_procs, err))
+        return -1;
+    r->max_file_bytes = (unsigned long long)(mb * 1048576.0);
+    r->max_procs = (unsigned long long)procs;
+    return 0;
+}
+
+static int read_visibility(cl_yaml *y, cl_ynode *v, cl_course_rules *r, cl_err *err)
+{
+    static const char *const vis[] = {"visible", "hidden", "after_due_date", "after_published", NULL};
+    const char *s;
+    if (cl_yaml_as_str(y, v, "visibility", &s, err))
+        return -1;
+    int ok = 0;
+    for (int i = 0; vis[i]; i++)
+        ok |= !strcmp(s, vis[i]);
+    if (!ok)
+        return cl_yaml_errf(y, v, err, "visibility must be visible, hidden, after_due_date or after_published");
+    snprintf(r->visibility, sizeof r->visibility, "%s", s);
+    r->have_visibility = 1;
+    return 0;
+}
+
+/* RULES (defaults: or a lab's entry under labs:): every key checked, none ignored. */
 static int read_rules(cl_yaml *y, cl_ynode *n, const char *where, const char *tz, cl_course_rules *r, cl_err *err)
 {
     static const char *const keys[] = {"deadline", "weights", "tiers", "headers", "libraries",
@@ -110,113 +225,27 @@ static int read_rules(cl_yaml *y, cl_ynode *n, const char *where, const char *tz
     if (cl_yaml_check_keys(y, n, keys, err))
         return -1;
     cl_ynode *v;
-    const char *s;
-    if ((v = cl_yaml_get(y, n, "deadline"))) {
-        if (cl_yaml_as_str(y, v, "deadline", &s, err))
-            return -1;
-        char why[400];
-        if (cl_parse_deadline(s, tz, &r->deadline, why, sizeof why))
-            return cl_yaml_errf(y, v, err, "%s", why);
-        snprintf(r->deadline_text, sizeof r->deadline_text, "%s", s);
-        r->have_deadline = 1;
-    }
-    if ((v = cl_yaml_get(y, n, "weights"))) {
-        static const char *const wk[] = {"correctness", "pass", "good", "excellent", NULL};
-        if (!cl_yaml_is_map(v))
-            return cl_yaml_errf(y, v, err, "weights must be a mapping {correctness, pass, good, excellent}");
-        if (cl_yaml_check_keys(y, v, wk, err))
-            return -1;
-        double *outs[] = {&r->w_correct, &r->w_pass, &r->w_good, &r->w_excellent};
-        for (int i = 0; wk[i]; i++) {
-            cl_ynode *e = cl_yaml_need(y, v, wk[i], err);
-            if (!e || cl_yaml_as_double(y, e, wk[i], outs[i], err))
-                return -1;
-            if (*outs[i] < 0 || *outs[i] > 1e6)
-                return cl_yaml_errf(y, e, err, "weight %s must be between 0 and 1e6", wk[i]);
-        }
-        if (!(r->w_pass <= r->w_good && r->w_good <= r->w_excellent))
-            return cl_yaml_errf(y, v, err, "weights must grow with the tier: pass <= good <= excellent");
-        r->have_weights = 1;
-    }
-    if ((v = cl_yaml_get(y, n, "tiers"))) {
-        static const char *const tk[] = {"pass", "good", "excellent", NULL};
-        if (!cl_yaml_is_map(v))
-            return cl_yaml_errf(y, v, err, "tiers must be a mapping {pass, good, excellent}");
-        if (cl_yaml_check_keys(y, v, tk, err))
-            return -1;
-        double *outs[] = {&r->tier_pass, &r->tier_good, &r->tier_excellent};
-        for (int i = 0; tk[i]; i++) {
-            cl_ynode *e = cl_yaml_need(y, v, tk[i], err);
-            if (!e || cl_yaml_as_double(y, e, tk[i], outs[i], err))
-                return -1;
-            if (*outs[i] <= 0 || *outs[i] > 4)
-                return cl_yaml_errf(y, e, err, "tier %s must be a fraction of the ceiling in (0, 4]", tk[i]);
-        }
-        if (!(r->tier_pass <= r->tier_good && r->tier_good <= r->tier_excellent))
-            return cl_yaml_errf(y, v, err, "tiers must grow: pass <= good <= excellent");
-        r->have_tiers = 1;
-    }
-    static const char *const ab[] = {"allowed", "banned", NULL};
-    if ((v = cl_yaml_get(y, n, "headers"))) {
-        if (!cl_yaml_is_map(v))
-            return cl_yaml_errf(y, v, err, "headers must be a mapping {allowed: [...], banned: [...]}");
-        if (cl_yaml_check_keys(y, v, ab, err))
-            return -1;
-        cl_ynode *e;
-        if ((e = cl_yaml_get(y, v, "allowed"))) {
-            if (read_names(y, e, "headers.allowed", &r->allowed_headers, err))
-                return -1;
-            r->have_allowed_headers = 1;
-        }
-        if ((e = cl_yaml_get(y, v, "banned")) && read_names(y, e, "headers.banned", &r->banned_headers, err))
-            return -1;
-    }
-    if ((v = cl_yaml_get(y, n, "libraries"))) {
-        if (!cl_yaml_is_map(v))
-            return cl_yaml_errf(y, v, err, "libraries must be a mapping {allowed: [...], banned: [...]}");
-        if (cl_yaml_check_keys(y, v, ab, err))
-            return -1;
-        cl_ynode *e;
-        if ((e = cl_yaml_get(y, v, "allowed"))) {
-            if (read_names(y, e, "libraries.allowed", &r->allowed_libs, err))
-                return -1;
-            r->have_allowed_libs = 1;
-        }
-        if ((e = cl_yaml_get(y, v, "banned")) && read_names(y, e, "libraries.banned", &r->banned_libs, err))
-            return -1;
-    }
+    if ((v = cl_yaml_get(y, n, "deadline")) && read_deadline(y, v, tz, r, err))
+        return -1;
+    if ((v = cl_yaml_get(y, n, "weights")) && read_weights(y, v, r, err))
+        return -1;
+    if ((v = cl_yaml_get(y, n, "tiers")) && read_tiers(y, v, r, err))
+        return -1;
+    if ((v = cl_yaml_get(y, n, "headers")) &&
+        read_allow_ban(y, v, "headers", &r->allowed_headers, &r->have_allowed_headers, &r->banned_headers, err))
+        return -1;
+    if ((v = cl_yaml_get(y, n, "libraries")) &&
+        read_allow_ban(y, v, "libraries", &r->allowed_libs, &r->have_allowed_libs, &r->banned_libs, err))
+        return -1;
     if ((v = cl_yaml_get(y, n, "sanitizer"))) {
         if (cl_yaml_as_bool(y, v, "sanitizer", &r->sanitize, err))
             return -1;
         r->have_sanitize = 1;
     }
-    if ((v = cl_yaml_get(y, n, "limits"))) {
-        static const char *const lk[] = {"timeout_scale", "max_file_mb", "max_procs", NULL};
-        if (!cl_yaml_is_map(v))
-            return cl_yaml_errf(y, v, err, "limits must be a mapping {timeout_scale, max_file_mb, max_procs}");
-        if (cl_yaml_check_keys(y, v, lk, err))
-            return -1;
-        double mb = 0, procs = 0;
-        if (read_num(y, v, "timeout_scale", "limits.timeout_scale", 0.01, 100, &r->timeout_scale,
-                     &r->have_timeout_scale, err) ||
-            read_num(y, v, "max_file_mb", "limits.max_file_mb", 1, 1 << 20, &mb, &r->have_max_file, err) ||
-            read_num(y, v, "max_procs", "limits.max_procs", 1, 1 << 20, &procs, &r->have_max_procs, err))
-            return -1;
-        r->max_file_bytes = (unsigned long long)(mb * 1048576.0);
-        r->max_procs = (unsigned long long)procs;
-    }
-    if ((v = cl_yaml_get(y, n, "visibility"))) {
-        static const char *const vis[] = {"visible", "hidden", "after_due_date", "after_published", NULL};
-        if (cl_yaml_as_str(y, v, "visibility", &s, err))
-            return -1;
-        int ok = 0;
-        for (int i = 0; vis[i]; i++)
-            ok |= !strcmp(s, vis[i]);
-        if (!ok)
-            return cl_yaml_errf(y, v, err, "visibility must be visible, hidden, after_due_date or after_published");
-        snprintf(r->visibility, sizeof r->visibility, "%s", s);
-        r->have_visibility = 1;
-    }
+    if ((v = cl_yaml_get(y, n, "limits")) && read_limits(y, v, r, err))
+        return -1;
+    if ((v = cl_yaml_get(y, n, "visibility")) && read_visibility(y, v, r, err))
+        return -1;
     return 0;
 }
 
@@ -285,7 +314,7 @@ static int read_secret(cl_yaml *y, cl_ynode *root, const char *cfg_path, cl_cour
     return 0;
 }
 
-/* ---- the file ---- */
+/* ---- the file: one reader per top-level key ---- */
 
 /* A lab under labs: must exist (a typo would silently drop its deadline and rules). */
 static int check_lab_name(cl_yaml *y, cl_ynode *k, const char *name, cl_err *err)
@@ -318,6 +347,134 @@ static int check_lab_name(cl_yaml *y, cl_ynode *k, const char *name, cl_err *err
     return -1;
 }
 
+static int read_timezone(cl_yaml *y, cl_ynode *n, cl_course *c, cl_err *err)
+{
+    const char *s;
+    if (cl_yaml_as_str(y, n, "timezone", &s, err))
+        return -1;
+    if (!cl_timezone_valid(s) || strlen(s) >= sizeof c->timezone)
+        return cl_yaml_errf(y, n, err, "timezone '%s' is not a time zone this machine knows (an IANA name such "
+                                       "as America/New_York, Europe/Berlin, Asia/Shanghai or UTC)", s);
+    snprintf(c->timezone, sizeof c->timezone, "%s", s);
+    return 0;
+}
+
+static int read_late(cl_yaml *y, cl_ynode *n, cl_course *c, cl_err *err)
+{
+    static const char *const k[] = {"penalty_per_day", "max_days", NULL};
+    if (!cl_yaml_is_map(n))
+        return cl_yaml_errf(y, n, err, "late must be a mapping {penalty_per_day, max_days}");
+    if (cl_yaml_check_keys(y, n, k, err))
+        return -1;
+    double days = -1;
+    if (read_num(y, n, "penalty_per_day", "late.penalty_per_day", 0, 1, &c->late_penalty_per_day, NULL, err) ||
+        read_num(y, n, "max_days", "late.max_days", 0, 3650, &days, NULL, err))
+        return -1;
+    c->late_max_days = days < 0 ? -1 : (int)days;
+    return 0;
+}
+
+static int read_sandbox(cl_yaml *y, cl_ynode *n, cl_course *c, cl_err *err)
+{
+    static const char *const k[] = {"mode", "uid", NULL};
+    if (!cl_yaml_is_map(n))
+        return cl_yaml_errf(y, n, err, "sandbox must be a mapping {mode, uid}");
+    if (cl_yaml_check_keys(y, n, k, err))
+        return -1;
+    cl_ynode *m = cl_yaml_get(y, n, "mode");
+    if (m) {
+        const char *s;
+        if (cl_yaml_as_str(y, m, "sandbox.mode", &s, err))
+            return -1;
+        if (!strcmp(s, "auto")) c->sandbox = CL_SANDBOX_AUTO;
+        else if (!strcmp(s, "namespaces")) c->sandbox = CL_SANDBOX_NAMESPACES;
+        else if (!strcmp(s, "user")) c->sandbox = CL_SANDBOX_USER;
+        else if (!strcmp(s, "none")) c->sandbox = CL_SANDBOX_NONE;
+        else
+            return cl_yaml_errf(y, m, err, "sandbox.mode must be auto, namespaces, user or none");
+    }
+    double uid = 0;
+    int have = 0;
+    if (read_num(y, n, "uid", "sandbox.uid", 1, 4294967000.0, &uid, &have, err))
+        return -1;
+    if (have)
+        c->sandbox_uid = (unsigned)uid;
+    return 0;
+}
+
+static int read_slurm(cl_yaml *y, cl_ynode *n, cl_course *c, cl_err *err)
+{
+    static const char *const k[] = {"partition", "gres", "time", "options", NULL};
+    if (!cl_yaml_is_map(n))
+        return cl_yaml_errf(y, n, err, "slurm must be a mapping {partition, gres, time, options}");
+    if (cl_yaml_check_keys(y, n, k, err))
+        return -1;
+    struct { const char *key; char *out; size_t size; } fields[] = {
+        {"partition", c->slurm_partition, sizeof c->slurm_partition},
+        {"gres", c->slurm_gres, sizeof c->slurm_gres},
+        {"time", c->slurm_time, sizeof c->slurm_time}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        cl_ynode *e = cl_yaml_get(y, n, fields[i].key);
+        const char *s;
+        if (!e)
+            continue;
+        if (cl_yaml_as_str(y, e, fields[i].key, &s, err))
+            return -1;
+        if (strchr(s, '\n') || strlen(s) >= fields[i].size)
+            return cl_yaml_errf(y, e, err, "slurm.%s: one short line, please", fields[i].key);
+        snprintf(fields[i].out, fields[i].size, "%s", s);
+    }
+    cl_ynode *e = cl_yaml_get(y, n, "options");
+    if (e && read_names(y, e, "slurm.options", &c->slurm_extra, err))
+        return -1;
+    for (int i = 0; i < c->slurm_extra.n; i++)
+        if (strchr(c->slurm_extra.v[i], '\n') || c->slurm_extra.v[i][0] != '-')
+            return cl_yaml_errf(y, e, err, "slurm.options: each entry is one sbatch option (--name=value)");
+    return 0;
+}
+
+static int read_gradescope(cl_yaml *y, cl_ynode *n, cl_course *c, cl_err *err)
+{
+    static const char *const k[] = {"leaderboard", NULL};
+    if (!cl_yaml_is_map(n))
+        return cl_yaml_errf(y, n, err, "gradescope must be a mapping {leaderboard}");
+    if (cl_yaml_check_keys(y, n, k, err))
+        return -1;
+    cl_ynode *e = cl_yaml_get(y, n, "leaderboard");
+    if (e && cl_yaml_as_bool(y, e, "gradescope.leaderboard", &c->leaderboard, err))
+        return -1;
+    return 0;
+}
+
+/* labs: {name: RULES, ...}: each name a lab that exists, once. */
+static int read_labs(cl_yaml *y, cl_ynode *n, cl_course *c, cl_err *err)
+{
+    if (!cl_yaml_is_map(n))
+        return cl_yaml_errf(y, n, err, "labs must be a mapping from lab name to its rules");
+    size_t len = cl_yaml_map_len(n);
+    if (len > CL_CLASS_MAX_LABS)
+        return cl_yaml_errf(y, n, err, "at most %d labs", CL_CLASS_MAX_LABS);
+    for (size_t i = 0; i < len; i++) {
+        cl_ynode *k = cl_yaml_map_key(y, n, i);
+        const char *name = cl_yaml_str(k);
+        if (!name || !*name)
+            return cl_yaml_errf(y, k, err, "lab names must be strings");
+        if (check_lab_name(y, k, name, err))
+            return -1;
+        for (int j = 0; j < c->nlabs; j++)
+            if (!strcmp(c->lab_names[j], name))
+                return cl_yaml_errf(y, k, err, "lab '%s' appears twice", name);
+        char where[160];
+        snprintf(where, sizeof where, "labs.%s", name);
+        c->lab_names[c->nlabs] = strdup(name);
+        memset(&c->labs[c->nlabs], 0, sizeof c->labs[c->nlabs]);
+        c->nlabs++;
+        if (read_rules(y, cl_yaml_map_val(y, n, i), where, c->timezone, &c->labs[c->nlabs - 1], err))
+            return -1;
+    }
+    return 0;
+}
+
 static int load(cl_yaml *y, const char *path, cl_course *c, cl_err *err)
 {
     static const char *const top[] = {"course", "timezone", "secret", "secret_file", "late", "sandbox", "slurm",
@@ -335,116 +492,23 @@ static int load(cl_yaml *y, const char *path, cl_course *c, cl_err *err)
     } else {
         snprintf(c->name, sizeof c->name, "%s", path);
     }
-    if ((n = cl_yaml_get(y, root, "timezone"))) {
-        if (cl_yaml_as_str(y, n, "timezone", &s, err))
-            return -1;
-        if (!cl_timezone_valid(s) || strlen(s) >= sizeof c->timezone)
-            return cl_yaml_errf(y, n, err, "timezone '%s' is not a time zone this machine knows (an IANA name such "
-                                           "as America/New_York, Europe/Berlin, Asia/Shanghai or UTC)", s);
-        snprintf(c->timezone, sizeof c->timezone, "%s", s);
-    }
+    /* the time zone first: the deadlines below are read in it */
+    if ((n = cl_yaml_get(y, root, "timezone")) && read_timezone(y, n, c, err))
+        return -1;
     if (read_secret(y, root, path, c, err))
         return -1;
-    if ((n = cl_yaml_get(y, root, "late"))) {
-        static const char *const k[] = {"penalty_per_day", "max_days", NULL};
-        if (!cl_yaml_is_map(n))
-            return cl_yaml_errf(y, n, err, "late must be a mapping {penalty_per_day, max_days}");
-        if (cl_yaml_check_keys(y, n, k, err))
-            return -1;
-        double days = -1;
-        if (read_num(y, n, "penalty_per_day", "late.penalty_per_day", 0, 1, &c->late_penalty_per_day, NULL, err) ||
-            read_num(y, n, "max_days", "late.max_days", 0, 3650, &days, NULL, err))
-            return -1;
-        c->late_max_days = days < 0 ? -1 : (int)days;
-    }
-    if ((n = cl_yaml_get(y, root, "sandbox"))) {
-        static const char *const k[] = {"mode", "uid", NULL};
-        if (!cl_yaml_is_map(n))
-            return cl_yaml_errf(y, n, err, "sandbox must be a mapping {mode, uid}");
-        if (cl_yaml_check_keys(y, n, k, err))
-            return -1;
-        cl_ynode *m = cl_yaml_get(y, n, "mode");
-        if (m) {
-            if (cl_yaml_as_str(y, m, "sandbox.mode", &s, err))
-                return -1;
-            if (!strcmp(s, "auto")) c->sandbox = CL_SANDBOX_AUTO;
-            else if (!strcmp(s, "namespaces")) c->sandbox = CL_SANDBOX_NAMESPACES;
-            else if (!strcmp(s, "user")) c->sandbox = CL_SANDBOX_USER;
-            else if (!strcmp(s, "none")) c->sandbox = CL_SANDBOX_NONE;
-            else
-                return cl_yaml_errf(y, m, err, "sandbox.mode must be auto, namespaces, user or none");
-        }
-        double uid = 0;
-        int have = 0;
-        if (read_num(y, n, "uid", "sandbox.uid", 1, 4294967000.0, &uid, &have, err))
-            return -1;
-        if (have)
-            c->sandbox_uid = (unsigned)uid;
-    }
-    if ((n = cl_yaml_get(y, root, "slurm"))) {
-        static const char *const k[] = {"partition", "gres", "time", "options", NULL};
-        if (!cl_yaml_is_map(n))
-            return cl_yaml_errf(y, n, err, "slurm must be a mapping {partition, gres, time, options}");
-        if (cl_yaml_check_keys(y, n, k, err))
-            return -1;
-        struct { const char *key; char *out; size_t size; } fields[] = {
-            {"partition", c->slurm_partition, sizeof c->slurm_partition},
-            {"gres", c->slurm_gres, sizeof c->slurm_gres},
-            {"time", c->slurm_time, sizeof c->slurm_time}};
-        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-            cl_ynode *e = cl_yaml_get(y, n, fields[i].key);
-            if (!e)
-                continue;
-            if (cl_yaml_as_str(y, e, fields[i].key, &s, err))
-                return -1;
-            if (strchr(s, '\n') || strlen(s) >= fields[i].size)
-                return cl_yaml_errf(y, e, err, "slurm.%s: one short line, please", fields[i].key);
-            snprintf(fields[i].out, fields[i].size, "%s", s);
-        }
-        cl_ynode *e = cl_yaml_get(y, n, "options");
-        if (e && read_names(y, e, "slurm.options", &c->slurm_extra, err))
-            return -1;
-        for (int i = 0; i < c->slurm_extra.n; i++)
-            if (strchr(c->slurm_extra.v[i], '\n') || c->slurm_extra.v[i][0] != '-')
-                return cl_yaml_errf(y, e, err, "slurm.options: each entry is one sbatch option (--name=value)");
-    }
-    if ((n = cl_yaml_get(y, root, "gradescope"))) {
-        static const char *const k[] = {"leaderboard", NULL};
-        if (!cl_yaml_is_map(n))
-            return cl_yaml_errf(y, n, err, "gradescope must be a mapping {leaderboard}");
-        if (cl_yaml_check_keys(y, n, k, err))
-            return -1;
-        cl_ynode *e = cl_yaml_get(y, n, "leaderboard");
-        if (e && cl_yaml_as_bool(y, e, "gradescope.leaderboard", &c->leaderboard, err))
-            return -1;
-    }
+    if ((n = cl_yaml_get(y, root, "late")) && read_late(y, n, c, err))
+        return -1;
+    if ((n = cl_yaml_get(y, root, "sandbox")) && read_sandbox(y, n, c, err))
+        return -1;
+    if ((n = cl_yaml_get(y, root, "slurm")) && read_slurm(y, n, c, err))
+        return -1;
+    if ((n = cl_yaml_get(y, root, "gradescope")) && read_gradescope(y, n, c, err))
+        return -1;
     if ((n = cl_yaml_get(y, root, "defaults")) && read_rules(y, n, "defaults", c->timezone, &c->defaults, err))
         return -1;
-    if ((n = cl_yaml_get(y, root, "labs"))) {
-        if (!cl_yaml_is_map(n))
-            return cl_yaml_errf(y, n, err, "labs must be a mapping from lab name to its rules");
-        size_t len = cl_yaml_map_len(n);
-        if (len > CL_CLASS_MAX_LABS)
-            return cl_yaml_errf(y, n, err, "at most %d labs", CL_CLASS_MAX_LABS);
-        for (size_t i = 0; i < len; i++) {
-            cl_ynode *k = cl_yaml_map_key(y, n, i);
-            const char *name = cl_yaml_str(k);
-            if (!name || !*name)
-                return cl_yaml_errf(y, k, err, "lab names must be strings");
-            if (check_lab_name(y, k, name, err))
-                return -1;
-            for (int j = 0; j < c->nlabs; j++)
-                if (!strcmp(c->lab_names[j], name))
-                    return cl_yaml_errf(y, k, err, "lab '%s' appears twice", name);
-            char where[160];
-            snprintf(where, sizeof where, "labs.%s", name);
-            c->lab_names[c->nlabs] = strdup(name);
-            memset(&c->labs[c->nlabs], 0, sizeof c->labs[c->nlabs]);
-            c->nlabs++;
-            if (read_rules(y, cl_yaml_map_val(y, n, i), where, c->timezone, &c->labs[c->nlabs - 1], err))
-                return -1;
-        }
-    }
+    if ((n = cl_yaml_get(y, root, "labs")) && read_labs(y, n, c, err))
+        return -1;
     return 0;
 }
 

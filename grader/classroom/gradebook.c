@@ -1,12 +1,13 @@
-/* gradebook.c: the class's results in SQLite.
+/* gradebook.c: the class's results in SQLite (the tables: gradebook_schema.c).
  *
  * One row per (student, lab, submission hash, config hash): the key of a grading. A row is
  * written in one transaction and never replaced, so a run killed at any moment leaves
  * every finished grading recorded once and nothing half-written, and a rerun grades only
- * the keys without a row. Two verdicts are not final and are graded again by the next
- * run, their row then replaced: `error` (cudalab could not grade: not the student's
- * fault) and `no_device` (no GPU where it ran). The whole result JSON is kept, so every
- * report can be rebuilt from the gradebook alone. */
+ * the keys without a row. A row without a score is not final and is graded again by the
+ * next run, its row then replaced: `error` (cudalab could not grade: not the student's
+ * fault) and `no_device` (no GPU where it ran) hold no grade, so their score is NULL,
+ * never 0. The whole result JSON is kept, so every report can be rebuilt from the
+ * gradebook alone. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,57 +18,6 @@
 #include "grader/result.h"
 #include "db.h"
 #include "grader/classroom.h"
-
-static const char *const schema =
-    "CREATE TABLE IF NOT EXISTS runs ("
-    "  id INTEGER PRIMARY KEY,"
-    "  lab TEXT NOT NULL,"
-    "  mode TEXT NOT NULL,"
-    "  host TEXT,"
-    "  started_at INTEGER NOT NULL,"
-    "  finished_at INTEGER,"
-    "  graded INTEGER,"
-    "  skipped INTEGER,"
-    "  slurm_job TEXT);"
-    "CREATE TABLE IF NOT EXISTS results ("
-    "  student TEXT NOT NULL,"
-    "  lab TEXT NOT NULL,"
-    "  sha256 TEXT NOT NULL,"
-    "  config_hash TEXT NOT NULL,"
-    "  run_id INTEGER REFERENCES runs(id),"
-    "  name TEXT, email TEXT,"
-    "  submission TEXT,"
-    "  submitted_at INTEGER,"
-    "  verdict TEXT NOT NULL,"
-    "  raw_score REAL NOT NULL,"
-    "  score REAL NOT NULL,"
-    "  max_score REAL NOT NULL,"
-    "  late_days INTEGER NOT NULL DEFAULT 0,"
-    "  penalty REAL NOT NULL DEFAULT 0,"
-    "  tier TEXT,"
-    "  seed INTEGER,"
-    "  gpu TEXT,"
-    "  graded_at INTEGER NOT NULL,"
-    "  seconds REAL,"
-    "  metric REAL, fraction REAL, metric_unit TEXT,"
-    "  message TEXT,"
-    "  report TEXT NOT NULL,"
-    "  PRIMARY KEY (student, lab, sha256, config_hash));"
-    "CREATE INDEX IF NOT EXISTS results_lab ON results(lab, student);";
-
-int cl_gradebook_open(const char *path, sqlite3 **db, cl_err *err)
-{
-    if (cl_db_open(path, db, err))
-        return -1;
-    /* FULL: a result that was reported recorded survives a power cut too */
-    if (cl_db_exec(*db, "PRAGMA synchronous=FULL;", err) || cl_db_exec(*db, schema, err)) {
-        cl_err_wrap(err, "gradebook %s", path);
-        cl_db_close(*db);
-        *db = NULL;
-        return -1;
-    }
-    return 0;
-}
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, cl_err *err)
 {
@@ -95,7 +45,7 @@ int cl_gradebook_has(sqlite3 *db, const char *student, const char *lab, const ch
     sqlite3_stmt *st;
     if (prepare_keyed(db,
                       "SELECT 1 FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=? "
-                      "AND verdict NOT IN ('error', 'no_device')",
+                      "AND score IS NOT NULL",
                       student, lab, sha256, config_hash, &st, err))
         return -1;
     int rc = sqlite3_step(st);
@@ -172,7 +122,8 @@ void cl_grade_row_from_result(cl_grade_row *row, const cl_submission *s, const c
     snprintf(row->verdict, sizeof row->verdict, "%s", *jstr(rep, "verdict") ? jstr(rep, "verdict") : cl_verdict_name(CL_V_ERROR));
     snprintf(row->tier, sizeof row->tier, "%s", jstr(rep, "tier"));
     row->message = strdup(jstr(rep, "message"));
-    row->raw_score = jnum(rep, "score");
+    row->has_score = cl_verdict_graded(cl_verdict_from_name(row->verdict));
+    row->raw_score = row->has_score ? jnum(rep, "score") : 0;
     row->max_score = jnum(rep, "max_score");
     row->seed = (uint64_t)json_integer_value(json_object_get(rep, "seed"));
     snprintf(row->gpu, sizeof row->gpu, "%s", jstr(json_object_get(rep, "device"), "name"));
@@ -201,11 +152,15 @@ void cl_grade_row_late(cl_grade_row *row, long long submitted_at, const cl_cours
     row->score = row->raw_score * (1 - row->penalty);
 }
 
-int cl_grade_row_scored(const cl_grade_row *row)
+int cl_grade_row_scored(const cl_grade_row *row) { return row->has_score; }
+
+/* Binds a score, or NULL for a row that holds no grade. */
+static void bind_score(sqlite3_stmt *st, int k, const cl_grade_row *row, double v)
 {
-    /* not_graded: the gradebook's word for a run that left no result */
-    return !cl_verdict_is(row->verdict, CL_V_ERROR) && !cl_verdict_is(row->verdict, CL_V_NO_DEVICE) &&
-           strcmp(row->verdict, "not_graded");
+    if (row->has_score)
+        sqlite3_bind_double(st, k, v);
+    else
+        sqlite3_bind_null(st, k);
 }
 
 int cl_gradebook_update_late(sqlite3 *db, const cl_grade_row *row, cl_err *err)
@@ -219,7 +174,7 @@ int cl_gradebook_update_late(sqlite3 *db, const cl_grade_row *row, cl_err *err)
     sqlite3_bind_int64(st, 5, row->submitted_at);
     sqlite3_bind_int(st, 6, row->late_days);
     sqlite3_bind_double(st, 7, row->penalty);
-    sqlite3_bind_double(st, 8, row->score);
+    bind_score(st, 8, row, row->score);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : cl_err_set(err, "gradebook: %s", sqlite3_errmsg(db));
@@ -255,7 +210,7 @@ int cl_gradebook_record(sqlite3 *db, long long run_id, const cl_submission *s, c
         rc = has < 0 ? -1 : 1;
         goto done;
     }
-    /* a result that was not final (error, no_device) makes way for this one */
+    /* a result that was not final (no score: error, no_device) makes way for this one */
     if (prepare(db, "DELETE FROM results WHERE student=? AND lab=? AND sha256=? AND config_hash=?", &st, err)) {
         cl_err e2;
         cl_db_exec(db, "ROLLBACK", &e2);
@@ -294,8 +249,8 @@ int cl_gradebook_record(sqlite3 *db, long long run_id, const cl_submission *s, c
     sqlite3_bind_text(st, k++, s->entry, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, k++, s->submitted_at);
     sqlite3_bind_text(st, k++, row.verdict, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, k++, row.raw_score);
-    sqlite3_bind_double(st, k++, row.score);
+    bind_score(st, k++, &row, row.raw_score);
+    bind_score(st, k++, &row, row.score);
     sqlite3_bind_double(st, k++, row.max_score);
     sqlite3_bind_int(st, k++, row.late_days);
     sqlite3_bind_double(st, k++, row.penalty);
@@ -351,6 +306,7 @@ int cl_gradebook_get(sqlite3 *db, const char *student, const char *lab, const ch
     snprintf(row->submission, sizeof row->submission, "%s", COL(2));
     row->submitted_at = sqlite3_column_int64(st, 3);
     snprintf(row->verdict, sizeof row->verdict, "%s", COL(4));
+    row->has_score = sqlite3_column_type(st, 6) != SQLITE_NULL;
     row->raw_score = sqlite3_column_double(st, 5);
     row->score = sqlite3_column_double(st, 6);
     row->max_score = sqlite3_column_double(st, 7);

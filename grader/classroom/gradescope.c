@@ -87,12 +87,12 @@ json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const 
     if (perf < 0)
         perf = 0;
     char pmsg[512];
-    if (row->metric > 0)
-        snprintf(pmsg, sizeof pmsg, "%.4g %s, %s; tier: %s", row->metric, row->metric_unit,
-                 row->fraction > 0 ? "" : "no ceiling measured to compare with", row->tier[0] ? row->tier : "none");
     if (row->metric > 0 && row->fraction > 0)
         snprintf(pmsg, sizeof pmsg, "%.4g %s, %.1f%% of this GPU's ceiling; tier: %s", row->metric, row->metric_unit,
                  row->fraction * 100, row->tier[0] ? row->tier : "none");
+    else if (row->metric > 0)
+        snprintf(pmsg, sizeof pmsg, "%.4g %s, no ceiling measured to compare with; tier: %s", row->metric,
+                 row->metric_unit, row->tier[0] ? row->tier : "none");
     else
         snprintf(pmsg, sizeof pmsg, "not timed: only a solution that passes every correctness case is");
     json_array_append_new(tests, test("performance", perf, w_top, perf > 0, pmsg, vis));

@@ -322,7 +322,8 @@ static void remove_stale_pages(const cl_class_report *rep, const char *sdir)
         closedir(d);
 }
 
-int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
+/* Every student's page, students/<id>.html; pages of students who left go. */
+static int write_student_pages(const cl_class_report *rep, const char *dir, cl_err *err)
 {
     char sdir[CL_PATH_MAX], path[CL_PATH_MAX];
     cl_path_join(sdir, sizeof sdir, dir, "students");
@@ -330,7 +331,6 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
         return -1;
     cl_strbuf sb;
     cl_sb_init(&sb);
-    /* per student */
     for (int i = 0; i < rep->nrows; i++) {
         cl_sb_clear(&sb);
         write_student(rep, &rep->rows[i], &sb);
@@ -342,30 +342,38 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
             return -1;
         }
     }
+    cl_sb_free(&sb);
     remove_stale_pages(rep, sdir);
-    /* the class */
-    cl_sb_clear(&sb);
-    char title[300];
-    snprintf(title, sizeof title, "%s: class report", rep->lab);
-    head(&sb, title);
-    cl_sb_append(&sb, "<h1>");
-    cl_sb_append_markup(&sb, rep->lab);
-    cl_sb_append(&sb, ": ");
-    cl_sb_append_markup(&sb, rep->title);
-    cl_sb_append(&sb, "</h1>\n<p class=\"meta\">");
-    cl_sb_append_markup(&sb, rep->course);
+    return 0;
+}
+
+/* The class page's title line: lab, course, class size, date, GPU. */
+static void class_header(const cl_class_report *rep, const char *title, cl_strbuf *sb)
+{
+    head(sb, title);
+    cl_sb_append(sb, "<h1>");
+    cl_sb_append_markup(sb, rep->lab);
+    cl_sb_append(sb, ": ");
+    cl_sb_append_markup(sb, rep->title);
+    cl_sb_append(sb, "</h1>\n<p class=\"meta\">");
+    cl_sb_append_markup(sb, rep->course);
     char t[40];
     time_t now = time(NULL);
     strftime(t, sizeof t, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    cl_sb_printf(&sb, " &middot; %d student%s &middot; %s", rep->nrows, rep->nrows == 1 ? "" : "s", t);
+    cl_sb_printf(sb, " &middot; %d student%s &middot; %s", rep->nrows, rep->nrows == 1 ? "" : "s", t);
     if (rep->gpu[0]) {
-        cl_sb_append(&sb, " &middot; ");
-        cl_sb_append_markup(&sb, rep->gpu);
+        cl_sb_append(sb, " &middot; ");
+        cl_sb_append_markup(sb, rep->gpu);
     }
     if (rep->copy_gbps > 0)
-        cl_sb_printf(&sb, " (copy bandwidth %.0f GB/s)", rep->copy_gbps);
-    cl_sb_append(&sb, "</p>\n<p class=\"chips\" id=\"verdicts\">");
-    /* verdict counts */
+        cl_sb_printf(sb, " (copy bandwidth %.0f GB/s)", rep->copy_gbps);
+    cl_sb_append(sb, "</p>\n");
+}
+
+/* How many of each verdict, and the mean of the scores that were given. */
+static void verdict_chips(const cl_class_report *rep, cl_strbuf *sb)
+{
+    cl_sb_append(sb, "<p class=\"chips\" id=\"verdicts\">");
     const char *seen[64];
     int counts[64], nseen = 0;
     double total = 0;
@@ -379,56 +387,72 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
         if (!rep->rows[i].missing && cl_grade_row_scored(&rep->rows[i])) { total += rep->rows[i].score; graded++; }
     }
     for (int k = 0; k < nseen; k++) {
-        cl_sb_append(&sb, "<span>");
-        badge(&sb, seen[k]);
-        cl_sb_printf(&sb, " %d</span>", counts[k]);
+        cl_sb_append(sb, "<span>");
+        badge(sb, seen[k]);
+        cl_sb_printf(sb, " %d</span>", counts[k]);
     }
     if (graded)
-        cl_sb_printf(&sb, "<span class=\"meta\">mean score %.1f</span>", total / graded);
-    cl_sb_append(&sb, "</p>\n<h2>Class</h2>\n<table id=\"class\"><tr><th>student</th><th>name</th><th>verdict</th>"
-                      "<th>score</th><th>late</th><th>tier</th><th>metric</th><th>of ceiling</th><th>message</th></tr>\n");
+        cl_sb_printf(sb, "<span class=\"meta\">mean score %.1f</span>", total / graded);
+    cl_sb_append(sb, "</p>\n");
+}
+
+/* One row per student: verdict, score (none when not graded), lateness, tier, metric. */
+static void class_table(const cl_class_report *rep, cl_strbuf *sb)
+{
+    cl_sb_append(sb, "<h2>Class</h2>\n<table id=\"class\"><tr><th>student</th><th>name</th><th>verdict</th>"
+                     "<th>score</th><th>late</th><th>tier</th><th>metric</th><th>of ceiling</th><th>message</th></tr>\n");
     for (int i = 0; i < rep->nrows; i++) {
         const cl_grade_row *r = &rep->rows[i];
-        cl_sb_append(&sb, "<tr class=\"row\"><td>");
-        student_link(&sb, r, "students/");
-        cl_sb_append(&sb, "</td><td>");
-        cl_sb_append_markup(&sb, r->name);
-        cl_sb_append(&sb, "</td><td>");
-        badge(&sb, r->verdict);
+        cl_sb_append(sb, "<tr class=\"row\"><td>");
+        student_link(sb, r, "students/");
+        cl_sb_append(sb, "</td><td>");
+        cl_sb_append_markup(sb, r->name);
+        cl_sb_append(sb, "</td><td>");
+        badge(sb, r->verdict);
         if (cl_grade_row_scored(r))
-            cl_sb_printf(&sb, "</td><td class=\"num\">%.1f / %.0f</td><td class=\"num\">", r->score, r->max_score);
+            cl_sb_printf(sb, "</td><td class=\"num\">%.1f / %.0f</td><td class=\"num\">", r->score, r->max_score);
         else
-            cl_sb_printf(&sb, "</td><td class=\"num\">&mdash; / %.0f</td><td class=\"num\">", r->max_score);
+            cl_sb_printf(sb, "</td><td class=\"num\">&mdash; / %.0f</td><td class=\"num\">", r->max_score);
         if (r->late_days > 0)
-            cl_sb_printf(&sb, "%d d (&minus;%.0f%%)", r->late_days, r->penalty * 100);
-        cl_sb_append(&sb, "</td><td>");
-        cl_sb_append_markup(&sb, r->tier);
-        cl_sb_append(&sb, "</td>");
-        metric_cell(&sb, r);
-        cl_sb_append(&sb, "<td class=\"msg\">");
-        cl_sb_append_markup(&sb, r->message);
-        cl_sb_append(&sb, "</td></tr>\n");
+            cl_sb_printf(sb, "%d d (&minus;%.0f%%)", r->late_days, r->penalty * 100);
+        cl_sb_append(sb, "</td><td>");
+        cl_sb_append_markup(sb, r->tier);
+        cl_sb_append(sb, "</td>");
+        metric_cell(sb, r);
+        cl_sb_append(sb, "<td class=\"msg\">");
+        cl_sb_append_markup(sb, r->message);
+        cl_sb_append(sb, "</td></tr>\n");
     }
-    cl_sb_append(&sb, "</table>\n");
-    /* leaderboard: score, then the lab's metric */
+    cl_sb_append(sb, "</table>\n");
+}
+
+/* The top 20 graded submissions: score, then the lab's metric. */
+static void leaderboard(const cl_class_report *rep, cl_strbuf *sb)
+{
     const cl_grade_row **order = calloc((size_t)(rep->nrows ? rep->nrows : 1), sizeof *order);
     int nl = 0;
-    for (int i = 0; i < rep->nrows; i++)
+    for (int i = 0; order && i < rep->nrows; i++)
         if (!rep->rows[i].missing && rep->rows[i].report && cl_grade_row_scored(&rep->rows[i]))
             order[nl++] = &rep->rows[i];
     g_rep = rep;
-    qsort(order, (size_t)nl, sizeof *order, by_rank);
-    cl_sb_append(&sb, "<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n<table><tr><th>#</th><th>student</th>"
-                      "<th>score</th><th>metric</th><th>of ceiling</th></tr>\n");
+    if (nl)
+        qsort(order, (size_t)nl, sizeof *order, by_rank);
+    cl_sb_append(sb, "<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n<table><tr><th>#</th><th>student</th>"
+                     "<th>score</th><th>metric</th><th>of ceiling</th></tr>\n");
     for (int i = 0; i < nl && i < 20; i++) {
-        cl_sb_printf(&sb, "<tr><td class=\"num\">%d</td><td>", i + 1);
-        student_link(&sb, order[i], "students/");
-        cl_sb_printf(&sb, "</td><td class=\"num\">%.1f</td>", order[i]->score);
-        metric_cell(&sb, order[i]);
-        cl_sb_append(&sb, "</tr>\n");
+        cl_sb_printf(sb, "<tr><td class=\"num\">%d</td><td>", i + 1);
+        student_link(sb, order[i], "students/");
+        cl_sb_printf(sb, "</td><td class=\"num\">%.1f</td>", order[i]->score);
+        metric_cell(sb, order[i]);
+        cl_sb_append(sb, "</tr>\n");
     }
-    cl_sb_append(&sb, "</table>\n</section>\n");
-    /* roofline of every submission's timed cases */
+    cl_sb_append(sb, "</table>\n</section>\n");
+    free(order);
+}
+
+/* Every submission's timed cases on one roofline, each point linked to its page. */
+static void class_roofline(const cl_class_report *rep, const char *title, cl_strbuf *sb)
+{
     cl_roof_point *pts = calloc((size_t)(rep->nrows * 4 + 1), sizeof *pts);
     char (*labels)[160] = calloc((size_t)(rep->nrows * 4 + 1), sizeof *labels);
     char (*hrefs)[200] = calloc((size_t)(rep->nrows + 1), sizeof *hrefs);
@@ -439,14 +463,28 @@ int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
         snprintf(hrefs[i], 200, "students/%s.html", rep->rows[i].student);
         np += roof_points(&rep->rows[i], pts + np, 4, hrefs[i], 0, labels + np);
     }
-    cl_sb_append(&sb, "<h2>Roofline</h2>\n<p class=\"meta\">Each point is a timed case of a submission, against "
-                      "this GPU's measured ceilings.</p>\n");
-    cl_roofline_svg(&sb, pts, np, rep->copy_gbps, rep->fp16_tflops, title);
-    cl_sb_append(&sb, "</body></html>\n");
+    cl_sb_append(sb, "<h2>Roofline</h2>\n<p class=\"meta\">Each point is a timed case of a submission, against "
+                     "this GPU's measured ceilings.</p>\n");
+    cl_roofline_svg(sb, pts, np, rep->copy_gbps, rep->fp16_tflops, title);
     free(pts);
     free(labels);
     free(hrefs);
-    free(order);
+}
+
+int cl_class_html(const cl_class_report *rep, const char *dir, cl_err *err)
+{
+    if (write_student_pages(rep, dir, err))
+        return -1;
+    char title[300], path[CL_PATH_MAX];
+    snprintf(title, sizeof title, "%s: class report", rep->lab);
+    cl_strbuf sb;
+    cl_sb_init(&sb);
+    class_header(rep, title, &sb);
+    verdict_chips(rep, &sb);
+    class_table(rep, &sb);
+    leaderboard(rep, &sb);
+    class_roofline(rep, title, &sb);
+    cl_sb_append(&sb, "</body></html>\n");
     cl_path_join(path, sizeof path, dir, "index.html");
     int rc = cl_write_file_atomic(path, sb.data, sb.len, err);
     cl_sb_free(&sb);

@@ -228,28 +228,21 @@ static int write_job(cl_class_run *r, const char *dir, int n, cl_err *err)
     return rc;
 }
 
-int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err)
+/* The run's folder: results/ (one file a task) and logs/. */
+static int make_run_dir(const char *dir, cl_err *err)
+{
+    char sub[CL_PATH_MAX];
+    snprintf(sub, sizeof sub, "%s/results", dir);
+    if (cl_mkdirs(sub, err))
+        return -1;
+    snprintf(sub, sizeof sub, "%s/logs", dir);
+    return cl_mkdirs(sub, err);
+}
+
+/* The run's options as every array task needs them. */
+static json_t *manifest_head(const cl_class_run *r)
 {
     const cl_class_opts *o = r->o;
-    int *merged = calloc((size_t)npending, sizeof *merged);
-    if (!merged)
-        return cl_err_set(err, "out of memory");
-    double poll_s = o->slurm_poll_s > 0 ? o->slurm_poll_s : 5;
-    int rc = merge_earlier(r, pending, npending, merged, poll_s, err);
-    int left = 0;
-    for (int k = 0; k < npending; k++)
-        left += !merged[k];
-    if (rc || left == 0)
-        goto done;
-    char dir[CL_PATH_MAX], sub[CL_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/slurm/run-%lld", r->out, r->run_id);
-    snprintf(sub, sizeof sub, "%s/results", dir);
-    if ((rc = cl_mkdirs(sub, err)))
-        goto done;
-    snprintf(sub, sizeof sub, "%s/logs", dir);
-    if ((rc = cl_mkdirs(sub, err)))
-        goto done;
-    /* the manifest: only what is left */
     json_t *m = json_object();
     json_object_set_new(m, "lab", json_string(o->lab));
     json_object_set_new(m, "config_hash", json_string(r->config_hash));
@@ -271,8 +264,16 @@ int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary
                                                                                        ? o->sandbox
                                                                                        : r->course.sandbox));
     json_object_set_new(m, "watchdog_s", json_real(o->watchdog_s));
+    return m;
+}
+
+/* dir/manifest.json: the options and one entry per submission not merged yet (task i is
+ * pending[index_of[i]]). Returns how many tasks, or -1. */
+static int write_manifest(cl_class_run *r, const char *dir, const int *pending, int npending, const int *merged,
+                          int *index_of, cl_err *err)
+{
+    json_t *m = manifest_head(r);
     json_t *entries = json_array();
-    int *index_of = calloc((size_t)npending, sizeof *index_of);
     int n = 0;
     for (int k = 0; k < npending; k++) {
         if (merged[k])
@@ -286,63 +287,90 @@ int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary
     json_object_set_new(m, "entries", entries);
     char mpath[CL_PATH_MAX];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
-    if (json_dump_file(m, mpath, JSON_INDENT(1)) != 0)
-        rc = cl_err_set(err, "cannot write %s", mpath);
+    int rc = json_dump_file(m, mpath, JSON_INDENT(1)) != 0 ? cl_err_set(err, "cannot write %s", mpath) : 0;
     json_decref(m);
-    if (rc == 0)
-        rc = write_job(r, dir, n, err);
-    if (rc)
-        goto done2;
-    /* submit */
+    return rc ? -1 : n;
+}
+
+/* sbatch dir/job.sh; the job id goes into sum and the run's row. */
+static int submit_job(cl_class_run *r, const char *dir, int n, cl_class_summary *sum, cl_err *err)
+{
     char script[CL_PATH_MAX];
     snprintf(script, sizeof script, "%s/job.sh", dir);
     char *argv[] = {"sbatch", "--parsable", script, NULL};
     char *out = NULL;
     int ok = 0;
-    if (run_cmd(argv, &out, &ok, err)) {
-        rc = cl_err_wrap(err, "sbatch (is Slurm installed?)");
-        goto done2;
-    }
+    if (run_cmd(argv, &out, &ok, err))
+        return cl_err_wrap(err, "sbatch (is Slurm installed?)");
     if (!ok || !out || !*out) {
-        rc = cl_err_set(err, "sbatch refused the job: %s", out && *out ? out : "(no message)");
+        int rc = cl_err_set(err, "sbatch refused the job: %s", out && *out ? out : "(no message)");
         free(out);
-        goto done2;
+        return rc;
     }
     snprintf(sum->slurm_job, sizeof sum->slurm_job, "%.*s", (int)strcspn(out, ";\n "), out);
     free(out);
-    {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(r->db, "UPDATE runs SET slurm_job=? WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
-            sqlite3_bind_text(st, 1, sum->slurm_job, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(st, 2, r->run_id);
-            sqlite3_step(st);
-            sqlite3_finalize(st);
-        }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db, "UPDATE runs SET slurm_job=? WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, sum->slurm_job, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 2, r->run_id);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
     }
     char msg[256];
     snprintf(msg, sizeof msg, "submitted Slurm job %s: %d array task%s", sum->slurm_job, n, n == 1 ? "" : "s");
     cl_class_event(r, "note", NULL, msg);
-    /* wait, merging as results arrive */
+    return 0;
+}
+
+/* Waits for the job to leave the queue, merging results as they arrive, then once more. */
+static int wait_for_job(cl_class_run *r, const char *dir, int *pending, int npending, int *merged, double poll_s,
+                        const char *job, cl_err *err)
+{
     int failures = 0;
     for (;;) {
-        int active = job_active(sum->slurm_job);
-        if (merge_dir(r, dir, pending, npending, merged, 0, err) < 0) {
-            rc = -1;
-            break;
-        }
+        int active = job_active(job);
+        if (merge_dir(r, dir, pending, npending, merged, 0, err) < 0)
+            return -1;
         if (active == 0)
             break;
-        if (active < 0 && ++failures > 24) {
-            rc = cl_err_set(err, "squeue keeps failing; the job %s may still run: run the same command again later "
-                                 "to collect its results", sum->slurm_job);
-            break;
-        }
+        if (active < 0 && ++failures > 24)
+            return cl_err_set(err, "squeue keeps failing; the job %s may still run: run the same command again later "
+                                   "to collect its results", job);
         if (active > 0)
             failures = 0;
         usleep((useconds_t)(poll_s * 1e6));
     }
-    if (rc == 0 && merge_dir(r, dir, pending, npending, merged, 0, err) < 0)
-        rc = -1;
+    return merge_dir(r, dir, pending, npending, merged, 0, err) < 0 ? -1 : 0;
+}
+
+int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err)
+{
+    int *merged = calloc((size_t)npending, sizeof *merged);
+    int *index_of = calloc((size_t)npending, sizeof *index_of);
+    if (!merged || !index_of) {
+        free(merged);
+        free(index_of);
+        return cl_err_set(err, "out of memory");
+    }
+    double poll_s = r->o->slurm_poll_s > 0 ? r->o->slurm_poll_s : 5;
+    int rc = merge_earlier(r, pending, npending, merged, poll_s, err);
+    int left = 0;
+    for (int k = 0; k < npending; k++)
+        left += !merged[k];
+    char dir[CL_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/slurm/run-%lld", r->out, r->run_id);
+    int n = 0;
+    if (rc == 0 && left > 0) {
+        rc = make_run_dir(dir, err);
+        if (rc == 0 && (n = write_manifest(r, dir, pending, npending, merged, index_of, err)) < 0)
+            rc = -1;
+        if (rc == 0)
+            rc = write_job(r, dir, n, err);
+        if (rc == 0)
+            rc = submit_job(r, dir, n, sum, err);
+        if (rc == 0)
+            rc = wait_for_job(r, dir, pending, npending, merged, poll_s, sum->slurm_job, err);
+    }
     for (int k = 0; k < n && rc == 0; k++)
         if (!merged[index_of[k]]) {
             sum->failed_tasks++;
@@ -351,9 +379,7 @@ int cl_class_slurm(cl_class_run *r, int *pending, int npending, cl_class_summary
                      dir, k);
             cl_class_event(r, "note", r->subs[pending[index_of[k]]].student, note);
         }
-done2:
     free(index_of);
-done:
     free(merged);
     return rc;
 }

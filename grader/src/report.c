@@ -438,7 +438,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
             snprintf(frac, sizeof frac, "%.1f%%", c->fraction * 100);
         if (c->ref_ms > 0)
             snprintf(ref, sizeof ref, "%.2fx", c->ref_ratio);
-        const char *tc = c->tier && !strcmp(c->tier, "slow") ? R : G;
+        const char *tc = cl_verdict_is(c->tier, CL_V_SLOW) ? R : G;
         fprintf(f, "    %-22s %-26s %-16s %-10s %-9s %s%s%s\n", c->name, range, metric, frac, ref, tc,
                 c->tier ? CL_T(c->tier) : "-", Z);
         if (c->scaled)
@@ -495,75 +495,104 @@ static void junit_case(cl_strbuf *sb, const char *suite, const char *name, doubl
     cl_sb_append(sb, "</failure>\n    </testcase>\n");
 }
 
+/* A result that holds no grade (no GPU, cudalab failed): one skipped test that says why,
+ * and no score, so no CI counts it as passed or as the solution's failure. */
+static void junit_not_graded(cl_strbuf *body, const cl_result *r, const char *suite)
+{
+    cl_sb_append(body, "  <testsuite name=\"");
+    cl_sb_append_markup(body, suite);
+    cl_sb_printf(body, "\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"%.3f\">\n", r->seconds);
+    cl_sb_printf(body, "    <properties><property name=\"max_score\" value=\"%.2f\"/>"
+                       "<property name=\"verdict\" value=\"%s\"/></properties>\n",
+                 r->max_score, cl_verdict_name(r->verdict));
+    cl_sb_append(body, "    <testcase classname=\"");
+    cl_sb_append_markup(body, suite);
+    cl_sb_printf(body, "\" name=\"verdict\" time=\"%.3f\">\n      <skipped message=\"", r->seconds);
+    cl_sb_append(body, "not graded, no score: ");
+    cl_sb_append_markup(body, r->message ? r->message : cl_verdict_info_of(r->verdict)->meaning);
+    cl_sb_append(body, "\"/>\n    </testcase>\n  </testsuite>\n");
+}
+
+/* One result's <testsuite>: compile, every case, the overall verdict. */
+static void junit_suite(cl_strbuf *body, const cl_result *r, const char *suite, int *tests, int *failures)
+{
+    int st = 0, sf = 0;
+    cl_strbuf cases;
+    cl_sb_init(&cases);
+    /* compile */
+    st++;
+    if (r->verdict == CL_V_COMPILE_ERROR || r->verdict == CL_V_BANNED || r->verdict == CL_V_MISSING_SYMBOL) {
+        sf++;
+        junit_case(&cases, suite, "compile", r->compile_s, cl_verdict_name(r->verdict), r->message,
+                   r->detail ? r->detail : r->message);
+    } else {
+        junit_case(&cases, suite, "compile", r->compile_s, NULL, NULL, NULL);
+    }
+    for (int i = 0; i < r->ncases; i++) {
+        const cl_case_result *c = &r->cases[i];
+        char name[300];
+        snprintf(name, sizeof name, "%s %s", c->bench ? "bench" : "test", c->name);
+        st++;
+        int ok = cl_case_passed(c->status);
+        if (ok && c->bench && cl_verdict_is(c->tier, CL_V_SLOW))
+            ok = 0;
+        if (ok) {
+            junit_case(&cases, suite, name, c->bench ? c->median_ms * 1e-3 : c->ms * 1e-3, NULL, NULL, NULL);
+        } else {
+            sf++;
+            char msg[1024];
+            if (c->has_values)
+                snprintf(msg, sizeof msg, "%s (at %s: expected %.9g, got %.9g)", c->message ? c->message : "",
+                         c->where ? c->where : "?", c->expected, c->got);
+            else if (c->bench && c->tier)
+                snprintf(msg, sizeof msg, "%.1f%% of the ceiling: below the pass tier", c->fraction * 100);
+            else
+                snprintf(msg, sizeof msg, "%s", c->message ? c->message : (c->status ? c->status : "failed"));
+            junit_case(&cases, suite, name, c->ms * 1e-3, c->status ? c->status : "failed", msg, msg);
+        }
+    }
+    /* the overall verdict, so a crash or timeout with no case lines still fails */
+    st++;
+    if (cl_verdict_ok(r->verdict) && r->verdict != CL_V_SLOW) {
+        junit_case(&cases, suite, "verdict", r->seconds, NULL, NULL, NULL);
+    } else {
+        sf++;
+        junit_case(&cases, suite, "verdict", r->seconds, cl_verdict_name(r->verdict), r->message, r->output);
+    }
+    cl_sb_append(body, "  <testsuite name=\"");
+    cl_sb_append_markup(body, suite);
+    cl_sb_printf(body, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", st, sf, r->seconds);
+    cl_sb_printf(body, "    <properties><property name=\"seed\" value=\"%llu\"/>"
+                       "<property name=\"score\" value=\"%.2f\"/><property name=\"max_score\" value=\"%.2f\"/>"
+                       "<property name=\"verdict\" value=\"%s\"/></properties>\n",
+                 (unsigned long long)r->seed, r->score, r->max_score, cl_verdict_name(r->verdict));
+    cl_sb_append(body, cl_sb_str(&cases));
+    cl_sb_append(body, "  </testsuite>\n");
+    cl_sb_free(&cases);
+    *tests += st;
+    *failures += sf;
+}
+
 int cl_report_junit(const cl_result *const *rs, const char *const *names, int n, const char *path, cl_err *err)
 {
-    cl_strbuf sb;
-    cl_sb_init(&sb);
-    int tests = 0, failures = 0;
+    int tests = 0, failures = 0, skipped = 0;
     cl_strbuf body;
     cl_sb_init(&body);
     for (int k = 0; k < n; k++) {
-        const cl_result *r = rs[k];
-        const char *suite = names && names[k] ? names[k] : r->lab;
-        int st = 0, sf = 0;
-        cl_strbuf cases;
-        cl_sb_init(&cases);
-        /* compile */
-        st++;
-        if (r->verdict == CL_V_COMPILE_ERROR || r->verdict == CL_V_BANNED || r->verdict == CL_V_MISSING_SYMBOL) {
-            sf++;
-            junit_case(&cases, suite, "compile", r->compile_s, cl_verdict_name(r->verdict), r->message,
-                       r->detail ? r->detail : r->message);
+        const char *suite = names && names[k] ? names[k] : rs[k]->lab;
+        if (cl_verdict_graded(rs[k]->verdict)) {
+            junit_suite(&body, rs[k], suite, &tests, &failures);
         } else {
-            junit_case(&cases, suite, "compile", r->compile_s, NULL, NULL, NULL);
+            junit_not_graded(&body, rs[k], suite);
+            tests++;
+            skipped++;
         }
-        for (int i = 0; i < r->ncases; i++) {
-            const cl_case_result *c = &r->cases[i];
-            char name[300];
-            snprintf(name, sizeof name, "%s %s", c->bench ? "bench" : "test", c->name);
-            st++;
-            int ok = cl_case_passed(c->status);
-            if (ok && c->bench && cl_verdict_is(c->tier, CL_V_SLOW))
-                ok = 0;
-            if (ok) {
-                junit_case(&cases, suite, name, c->bench ? c->median_ms * 1e-3 : c->ms * 1e-3, NULL, NULL, NULL);
-            } else {
-                sf++;
-                char msg[1024];
-                if (c->has_values)
-                    snprintf(msg, sizeof msg, "%s (at %s: expected %.9g, got %.9g)", c->message ? c->message : "",
-                             c->where ? c->where : "?", c->expected, c->got);
-                else if (c->bench && c->tier)
-                    snprintf(msg, sizeof msg, "%.1f%% of the ceiling: below the pass tier", c->fraction * 100);
-                else
-                    snprintf(msg, sizeof msg, "%s", c->message ? c->message : (c->status ? c->status : "failed"));
-                junit_case(&cases, suite, name, c->ms * 1e-3, c->status ? c->status : "failed", msg, msg);
-            }
-        }
-        /* the overall verdict, so a crash or timeout with no case lines still fails */
-        st++;
-        if (cl_verdict_ok(r->verdict) && r->verdict != CL_V_SLOW) {
-            junit_case(&cases, suite, "verdict", r->seconds, NULL, NULL, NULL);
-        } else {
-            sf++;
-            junit_case(&cases, suite, "verdict", r->seconds, cl_verdict_name(r->verdict), r->message, r->output);
-        }
-        cl_sb_append(&body, "  <testsuite name=\"");
-        cl_sb_append_markup(&body, suite);
-        cl_sb_printf(&body, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", st, sf, r->seconds);
-        cl_sb_printf(&body, "    <properties><property name=\"seed\" value=\"%llu\"/>"
-                            "<property name=\"score\" value=\"%.2f\"/><property name=\"max_score\" value=\"%.2f\"/>"
-                            "<property name=\"verdict\" value=\"%s\"/></properties>\n",
-                     (unsigned long long)r->seed, r->score, r->max_score, cl_verdict_name(r->verdict));
-        cl_sb_append(&body, cl_sb_str(&cases));
-        cl_sb_append(&body, "  </testsuite>\n");
-        cl_sb_free(&cases);
-        tests += st;
-        failures += sf;
     }
+    cl_strbuf sb;
+    cl_sb_init(&sb);
     cl_sb_printf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab\" tests=\"%d\" "
-                      "failures=\"%d\" errors=\"0\">\n",
-                 tests, failures);
+                      "failures=\"%d\" errors=\"0\" skipped=\"%d\">\n",
+                 tests, failures, skipped);
     cl_sb_append(&sb, cl_sb_str(&body));
     cl_sb_append(&sb, "</testsuites>\n");
     cl_sb_free(&body);

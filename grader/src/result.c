@@ -99,6 +99,12 @@ cl_run_status cl_run_status_of(const char *name)
     return CL_RUN_UNKNOWN;
 }
 
+int cl_verdict_graded(cl_verdict v)
+{
+    cl_fault f = cl_verdict_info_of(v)->fault;
+    return f == CL_FAULT_NONE || f == CL_FAULT_SOLUTION;
+}
+
 void cl_result_init(cl_result *r)
 {
     memset(r, 0, sizeof *r);

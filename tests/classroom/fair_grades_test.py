@@ -295,6 +295,14 @@ def test_late_days():
     p, s = ct.grade(subs, out, "--report-only", course=course)
     g = csv_rows(out)
     check(g["nextday"]["late_days"] == "0" and g["nextday"]["score"] == "60.00", f"extension: {g['nextday']}")
+    # the extension withdrawn and the late policy made stricter: penalties follow, nothing is regraded
+    course = ct.course_file(d, "course: late\nsecret_file: secret.txt\ntimezone: America/Los_Angeles\n"
+                               "late: {penalty_per_day: 0.25, max_days: 5}\ndefaults:\n  deadline: 2026-11-20\n")
+    p, s = ct.grade(subs, out, course=course)
+    check(s["graded"] == 0, f"a late-policy change regraded code: {s}")
+    g = csv_rows(out)
+    check(g["nextday"]["late_days"] == "1" and g["nextday"]["score"] == "45.00", f"stricter policy: {g['nextday']}")
+    check(ct.rows(out)["nextday"]["score"] == 45.0, "the gradebook keeps the old penalty")
 
 
 # ---------------------------------------------------------------- 6. course.yaml
@@ -343,6 +351,40 @@ def test_file_names():
 
 # ---------------------------------------------------------------- 8. no GPU
 
+# the results table as cudalab wrote it before scores could be NULL
+OLD_RESULTS = """(student TEXT NOT NULL, lab TEXT NOT NULL, sha256 TEXT NOT NULL, config_hash TEXT NOT NULL,
+  run_id INTEGER REFERENCES runs(id), name TEXT, email TEXT, submission TEXT, submitted_at INTEGER,
+  verdict TEXT NOT NULL, raw_score REAL NOT NULL, score REAL NOT NULL, max_score REAL NOT NULL,
+  late_days INTEGER NOT NULL DEFAULT 0, penalty REAL NOT NULL DEFAULT 0, tier TEXT, seed INTEGER, gpu TEXT,
+  graded_at INTEGER NOT NULL, seconds REAL, metric REAL, fraction REAL, metric_unit TEXT, message TEXT,
+  report TEXT NOT NULL, PRIMARY KEY (student, lab, sha256, config_hash))"""
+
+
+def not_graded_everywhere(out, summary):
+    """nina (compiled, no GPU to run it) is not graded in every report: no score in the
+    gradebook (NULL, not 0), grades.csv, the HTML report; skipped in JUnit; counted as not
+    graded in the summary."""
+    r = ct.rows(out)["nina"]
+    check(r["verdict"] == "no_device" and r["score"] is None and r["raw_score"] is None,
+          f"the gradebook holds a score: {r['verdict']} {r['score']} {r['raw_score']}")
+    g = csv_rows(out)["nina"]
+    check(g["verdict"] == "no_device" and g["score"] == "" and g["raw_score"] == "", f"a score without a GPU: {g}")
+    check("not graded" in g["message"] and "no GPU" in g["message"], g["message"])
+    check(summary.get("not_graded") == 1, f"summary: {summary}")
+    page = open(os.path.join(out, "report", "students", "nina.html"), encoding="utf-8").read()
+    index = open(os.path.join(out, "report", "index.html"), encoding="utf-8").read()
+    check("not graded" in page and "0.0 / 100" not in page, "nina's page shows a score")
+    check("0.0 / 100" not in index, "the class table shows a score for nina")
+    junit = ET.parse(os.path.join(out, "junit.xml")).getroot()
+    suite = [x for x in junit.iter("testsuite") if x.get("name") == "nina"][0]
+    cases = list(suite.iter("testcase"))
+    check(cases and all(c.find("skipped") is not None for c in cases), "JUnit: nina's tests must be skipped")
+    check(suite.get("failures") == "0" and suite.get("skipped") == str(len(cases)), ET.tostring(suite).decode())
+    check(int(junit.get("skipped", "0")) >= 1, "JUnit's total counts nina as skipped")
+    props = {x.get("name"): x.get("value") for x in suite.iter("property")}
+    check("score" not in props, f"JUnit gives nina a score: {props}")
+
+
 def test_no_gpu():
     """No GPU on the grading machine: an error result for the instructor, no score; the
     student pays nothing for the machine (cudalab grade and cudalab gradescope)."""
@@ -355,12 +397,36 @@ def test_no_gpu():
     put(os.path.join(subs, "nina.cu"), HOST_CU)
     out = os.path.join(d, "out")
     p, s = ct.grade(subs, out, "--arch", "sm_90", runner=False, timeout=900, check_rc=False)
-    g = csv_rows(out)
-    check(g["nina"]["verdict"] == "no_device" and g["nina"]["score"] == "" and g["nina"]["raw_score"] == "",
-          f"a score without a GPU: {g['nina']}")
-    check("not graded" in g["nina"]["message"], g["nina"]["message"])
-    junit = ET.parse(os.path.join(out, "junit.xml")).getroot()
-    check(int(junit.get("errors", "0")) + int(junit.get("failures", "0")) > 0, "JUnit must not pass it")
+    check(p.returncode == 3, f"exit {p.returncode}: the machine, not the class, is the problem: {p.stderr}")
+    not_graded_everywhere(out, s)
+    # a rerun grades it again (a row without a score is not final)
+    p, s = ct.grade(subs, out, "--arch", "sm_90", runner=False, timeout=900, check_rc=False)
+    check(s["graded"] == 1 and s["skipped"] == 0, f"rerun: {s}")
+    # a gradebook an older cudalab wrote (scores NOT NULL, 0 for it) is migrated on open
+    gb = os.path.join(out, "gradebook.sqlite")
+    db = sqlite3.connect(gb)
+    cols = [c[1] for c in db.execute("PRAGMA table_info(results)")]
+    old = ", ".join(f"COALESCE({c}, 0)" if c in ("raw_score", "score") else c for c in cols)
+    db.executescript(f"BEGIN; CREATE TABLE old_results {OLD_RESULTS}; INSERT INTO old_results ({', '.join(cols)}) "
+                     f"SELECT {old} FROM results; DROP TABLE results; ALTER TABLE old_results RENAME TO results; "
+                     "COMMIT;")
+    check(db.execute("SELECT score FROM results").fetchall() == [(0.0,)], "the old gradebook holds 0")
+    db.close()
+    p, s = ct.grade(subs, out, "--arch", "sm_90", "--report-only", runner=False, timeout=300)
+    check(s["graded"] == 0, f"--report-only graded: {s}")
+    not_graded_everywhere(out, s)
+    # the text summary line says it too
+    p = subprocess.run([ct.A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", out, "--arch",
+                        "sm_90", "--report-only"], capture_output=True, text=True, timeout=300, env=ct.env())
+    check(p.returncode == 0 and "1 not graded (no score recorded" in p.stdout, p.stdout + p.stderr)
+    # a damaged gradebook is reported and never replaced
+    bad = os.path.join(d, "bad")
+    os.makedirs(bad)
+    junk = b"this is not a gradebook " * 200
+    put(os.path.join(bad, "gradebook.sqlite"), junk)
+    p, _ = ct.grade(subs, bad, "--arch", "sm_90", timeout=300, check_rc=False)
+    check(p.returncode == 2 and "damaged" in p.stderr and "left untouched" in p.stderr, f"{p.returncode} {p.stderr}")
+    check(open(os.path.join(bad, "gradebook.sqlite"), "rb").read() == junk, "the damaged gradebook was changed")
     # Gradescope
     ag = os.path.join(d, "autograder")
     sub = os.path.join(ag, "submission")
@@ -522,6 +588,7 @@ def test_cosmetic():
     gradescope(sub, results, meta, gcourse, check_rc=0)
     perf = [t for t in json.load(open(results))["tests"] if t["name"] == "performance"][0]["output"]
     check("s0.0%" not in perf and "0.0% of" not in perf, f"performance line: {perf}")
+    check("GB/s, no ceiling measured" in perf and "not timed" not in perf, f"a timed solution, no ceiling: {perf}")
     # SIGKILL mid-run: the next run removes the stage the killed one left
     stage = os.path.join(d, "stage")
     os.makedirs(stage)

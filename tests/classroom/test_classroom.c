@@ -1,6 +1,6 @@
 /* test_classroom.c: the classroom's library parts: course config (values and file:line
  * errors), dates, per-student seeds, intake and the roster, safe archive extraction,
- * the gradebook's key and transactions, CSV quoting. End-to-end runs are in
+ * the gradebook's key, transactions, NULL scores and migration, CSV quoting. End-to-end runs are in
  * classroom_test.py. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,6 +421,185 @@ START_TEST(gradebook_key_and_transactions)
 }
 END_TEST
 
+/* The value of one SQL query's first column as text ("NULL" for NULL). */
+static void sql_text(const char *path, const char *sql, char *out, size_t n)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    snprintf(out, n, "?");
+    ck_assert(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
+    if (sqlite3_step(st) == SQLITE_ROW)
+        snprintf(out, n, "%s",
+                 sqlite3_column_type(st, 0) == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* A result that holds no grade (no GPU, cudalab's error) is stored without a score, not 0;
+ * a late penalty recomputed on it keeps it without one. */
+START_TEST(gradebook_no_score_is_null)
+{
+    char path[4096], got[64];
+    cl_path_join(path, sizeof path, dir, "null.sqlite");
+    sqlite3 *db;
+    cl_err err;
+    ck_assert(cl_gradebook_open(path, &db, &err) == 0);
+    long long run = cl_gradebook_run_begin(db, "selftest", "local", &err);
+    cl_submission s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.student, sizeof s.student, "nina");
+    snprintf(s.sha256, sizeof s.sha256, "ee");
+    cl_course c;
+    cl_course_init(&c);
+    cl_course_rules rules;
+    memset(&rules, 0, sizeof rules);
+    const char *ungraded[] = {"no_device", "error"};
+    for (int i = 0; i < 2; i++) {
+        s.sha256[0] = (char)('a' + i);
+        json_t *j = result_json(ungraded[i], 0);
+        ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j, &err), 0);
+        json_decref(j);
+        cl_grade_row row;
+        ck_assert_int_eq(cl_gradebook_get(db, "nina", "selftest", s.sha256, "c0ffee", &row, &err), 0);
+        ck_assert_msg(!cl_grade_row_scored(&row), "%s holds a score", ungraded[i]);
+        rules.have_deadline = 1; /* handed in late: the penalty is recomputed, the score stays NULL */
+        cl_grade_row_late(&row, 1000, &rules, &c);
+        ck_assert(cl_gradebook_update_late(db, &row, &err) == 0);
+        rules.have_deadline = 0;
+        cl_grade_row_free(&row);
+        ck_assert_int_eq(cl_gradebook_has(db, "nina", "selftest", s.sha256, "c0ffee", &err), 0);
+    }
+    json_t *j = result_json("wrong", 0); /* a grade of 0 is a grade */
+    snprintf(s.sha256, sizeof s.sha256, "ff");
+    ck_assert_int_eq(cl_gradebook_record(db, run, &s, &c, &rules, j, &err), 0);
+    json_decref(j);
+    sqlite3_close(db);
+    sql_text(path, "SELECT COUNT(*) FROM results WHERE score IS NULL AND raw_score IS NULL", got, sizeof got);
+    ck_assert_str_eq(got, "2");
+    sql_text(path, "SELECT score FROM results WHERE verdict='wrong'", got, sizeof got);
+    ck_assert_str_eq(got, "0.0");
+}
+END_TEST
+
+/* The results table as gradebooks made before NULL scores had it. */
+static const char *const old_schema =
+    "PRAGMA journal_mode=WAL;"
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, lab TEXT NOT NULL, mode TEXT NOT NULL, host TEXT, started_at INTEGER "
+    "NOT NULL, finished_at INTEGER, graded INTEGER, skipped INTEGER, slurm_job TEXT);"
+    "CREATE TABLE results (student TEXT NOT NULL, lab TEXT NOT NULL, sha256 TEXT NOT NULL, config_hash TEXT NOT "
+    "NULL, run_id INTEGER REFERENCES runs(id), name TEXT, email TEXT, submission TEXT, submitted_at INTEGER, verdict "
+    "TEXT NOT NULL, raw_score REAL NOT NULL, score REAL NOT NULL, max_score REAL NOT NULL, late_days INTEGER NOT NULL "
+    "DEFAULT 0, penalty REAL NOT NULL DEFAULT 0, tier TEXT, seed INTEGER, gpu TEXT, graded_at INTEGER NOT NULL, "
+    "seconds REAL, metric REAL, fraction REAL, metric_unit TEXT, message TEXT, report TEXT NOT NULL, PRIMARY KEY "
+    "(student, lab, sha256, config_hash));"
+    "CREATE INDEX results_lab ON results(lab, student);"
+    "INSERT INTO runs (lab, mode, started_at) VALUES ('selftest', 'local', 1);"
+    "INSERT INTO results VALUES ('nina','selftest','aa','c0ffee',1,'','','nina.cu',5,'no_device',0,0,100,0,0,NULL,"
+    "42,'',7,0,0,0,'ms','no GPU','{}');"
+    "INSERT INTO results VALUES ('omar','selftest','bb','c0ffee',1,'','','omar.cu',5,'error',0,0,100,0,0,NULL,42,'',"
+    "7,0,0,0,'ms','judge failed','{}');"
+    "INSERT INTO results VALUES ('alice','selftest','cc','c0ffee',1,'','','alice.cu',5,'pass',80,40,100,2,0.5,"
+    "'pass',42,'',7,0,0,0,'ms','','{}');";
+
+static void make_old_gradebook(const char *path, int rows)
+{
+    sqlite3 *db;
+    ck_assert(sqlite3_open(path, &db) == SQLITE_OK);
+    ck_assert(sqlite3_exec(db, old_schema, NULL, NULL, NULL) == SQLITE_OK);
+    for (int i = 0; i < rows; i++) { /* enough rows for several pages */
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO results VALUES ('s%d','selftest','%064d','c0ffee',1,'','','s.cu',5,'wrong',20,20,100,"
+                 "0,0,NULL,42,'',7,0,0,0,'ms','%0200d','{}');",
+                 i, i, i);
+        ck_assert(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+    }
+    ck_assert(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE);", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* An older gradebook (scores NOT NULL, 0 for what was not graded) is brought to NULL
+ * scores once, every row and grade kept. */
+START_TEST(gradebook_migrates_old_scores)
+{
+    char path[4096], got[64];
+    cl_path_join(path, sizeof path, dir, "old.sqlite");
+    make_old_gradebook(path, 0);
+    sqlite3 *db;
+    cl_err err;
+    for (int again = 0; again < 2; again++) { /* the second open finds nothing to do */
+        ck_assert_msg(cl_gradebook_open(path, &db, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(cl_gradebook_has(db, "nina", "selftest", "aa", "c0ffee", &err), 0);
+        ck_assert_int_eq(cl_gradebook_has(db, "alice", "selftest", "cc", "c0ffee", &err), 1);
+        cl_grade_row row;
+        ck_assert_int_eq(cl_gradebook_get(db, "alice", "selftest", "cc", "c0ffee", &row, &err), 0);
+        ck_assert(cl_grade_row_scored(&row) && row.raw_score == 80 && row.score == 40 && row.late_days == 2);
+        cl_grade_row_free(&row);
+        sqlite3_close(db);
+        sql_text(path, "SELECT group_concat(student) FROM (SELECT student FROM results WHERE score IS NULL AND "
+                       "raw_score IS NULL ORDER BY student)", got, sizeof got);
+        ck_assert_str_eq(got, "nina,omar");
+        sql_text(path, "SELECT COUNT(*) FROM results", got, sizeof got);
+        ck_assert_str_eq(got, "3");
+        sql_text(path, "SELECT \"notnull\" FROM pragma_table_info('results') WHERE name='score'", got, sizeof got);
+        ck_assert_str_eq(got, "0");
+    }
+}
+END_TEST
+
+static char *slurp(const char *path, long *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert(f);
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)*n + 1);
+    ck_assert(fread(b, 1, (size_t)*n, f) == (size_t)*n);
+    fclose(f);
+    return b;
+}
+
+/* A damaged gradebook is reported as such, named, and left byte for byte as it was: not a
+ * database at all, and an older one whose pages are damaged (found before migrating). */
+START_TEST(gradebook_damaged_left_untouched)
+{
+    char junk[4096], old[4096];
+    cl_path_join(junk, sizeof junk, dir, "junk.sqlite");
+    FILE *f = fopen(junk, "wb");
+    for (int i = 0; i < 4096; i++)
+        fputc("not a database "[i % 15], f);
+    fclose(f);
+    cl_path_join(old, sizeof old, dir, "torn.sqlite");
+    make_old_gradebook(old, 200);
+    long n;
+    char *b = slurp(old, &n);
+    ck_assert(n > 8 * 4096);
+    memset(b + 4 * 4096, 0x5a, 2 * 4096); /* two pages of the results table overwritten */
+    f = fopen(old, "wb");
+    fwrite(b, 1, (size_t)n, f);
+    fclose(f);
+    const char *paths[] = {junk, old};
+    for (int i = 0; i < 2; i++) {
+        long before_n, after_n;
+        char *before = slurp(paths[i], &before_n);
+        sqlite3 *db = NULL;
+        cl_err err;
+        ck_assert_int_eq(cl_gradebook_open(paths[i], &db, &err), -1);
+        ck_assert(db == NULL);
+        ck_assert_msg(tu_contains(err.msg, "damaged") && tu_contains(err.msg, paths[i]) &&
+                          tu_contains(err.msg, "left untouched"),
+                      "%s", err.msg);
+        char *after = slurp(paths[i], &after_n);
+        ck_assert_msg(before_n == after_n && !memcmp(before, after, (size_t)before_n), "%s was changed", paths[i]);
+        free(before);
+        free(after);
+    }
+    free(b);
+}
+END_TEST
+
 START_TEST(csv_quoting)
 {
     cl_grade_row r[2];
@@ -494,6 +673,9 @@ int main(void)
     tcase_add_test(tc, intake_and_roster);
     tcase_add_test(tc, archives);
     tcase_add_test(tc, gradebook_key_and_transactions);
+    tcase_add_test(tc, gradebook_no_score_is_null);
+    tcase_add_test(tc, gradebook_migrates_old_scores);
+    tcase_add_test(tc, gradebook_damaged_left_untouched);
     tcase_add_test(tc, csv_quoting);
     tcase_add_test(tc, roofline);
     suite_add_tcase(s, tc);

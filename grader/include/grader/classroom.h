@@ -231,6 +231,7 @@ typedef struct cl_grade_row {
     char verdict[32], tier[16];
     char *message;
     double raw_score, score, max_score;
+    int has_score;               /* 0: not graded (no GPU, cudalab failed): no score, never a 0 */
     int late_days;
     double penalty;              /* fraction taken off for lateness */
     uint64_t seed;
@@ -244,6 +245,8 @@ typedef struct cl_grade_row {
     int in_roster;
 } cl_grade_row;
 
+/* Opens (creating) a gradebook, bringing an older one to the current schema in one
+ * transaction; a damaged one is reported and left as it is. */
 int cl_gradebook_open(const char *path, sqlite3 **db, cl_err *err);
 /* 1 when the key already has a final result, 0 when not (or only an `error` or
  * `no_device` one, which the next run grades again), -1 on error. */
@@ -269,7 +272,8 @@ void cl_grade_row_late(cl_grade_row *row, long long submitted_at, const cl_cours
 /* Writes a row's lateness (submitted_at, late_days, penalty, score) back to its result. */
 int cl_gradebook_update_late(sqlite3 *db, const cl_grade_row *row, cl_err *err);
 /* 0 for a result that holds no grade (error, no_device, not graded): cudalab could not
- * grade it, which is never the student's fault; reports show no score for it. */
+ * grade it, which is never the student's fault; the gradebook stores its score as NULL and
+ * reports show none. */
 int cl_grade_row_scored(const cl_grade_row *row);
 /* Fills a row from a result JSON (the late penalty from s and rules). */
 void cl_grade_row_from_result(cl_grade_row *row, const cl_submission *s, const cl_course_rules *rules,
@@ -359,6 +363,7 @@ typedef struct cl_class_opts {
 typedef struct cl_class_summary {
     int total;                   /* submissions (and roster entries without one) */
     int graded, skipped, missing, failed_tasks;
+    int not_graded;              /* in the reports without a score (no GPU, cudalab failed, not yet) */
     int workers;
     char sandbox[256];
     char gradebook[CL_PATH_MAX], csv[CL_PATH_MAX], html[CL_PATH_MAX], junit[CL_PATH_MAX];

@@ -19,7 +19,8 @@ void cl_case_from_json(json_t *c, cl_case_result *cr);
 /* Human-readable, coloured when f is a terminal. verbose lists every case. */
 void cl_report_text(const cl_result *r, FILE *f, int verbose);
 /* JUnit XML: one <testsuite> per result, one <testcase> per case (plus compile and
- * verdict), as CI systems and Gradescope-like tools read it. names may be NULL. */
+ * verdict), as CI systems and Gradescope-like tools read it; a result that holds no grade
+ * (no GPU, cudalab failed) is one skipped test without a score. names may be NULL. */
 int cl_report_junit(const cl_result *const *rs, const char *const *names, int n, const char *path, cl_err *err);
 
 #endif

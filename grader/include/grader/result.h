@@ -51,6 +51,9 @@ int cl_verdict_is(const char *name, cl_verdict v);
 cl_verdict cl_verdict_of_case(const char *status);
 /* 1 for verdicts meaning "works" (correct and better). */
 int cl_verdict_ok(cl_verdict v);
+/* 1 for verdicts that are a grade of the solution (its fault or nobody's); 0 for those that
+ * hold none (cudalab's fault, or the machine's: no score, never a 0). */
+int cl_verdict_graded(cl_verdict v);
 
 /* A case's status on the judge's verdict channel: the name of the verdict it stands for
  * ("wrong", "out_of_bounds", "cuda_error", "crash", "timeout", "error"), except "pass" for
