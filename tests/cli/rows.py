@@ -144,6 +144,10 @@ ROWS = [
     dict(name="watch-help", args=["watch", "--help"], out=["usage: cudalab watch", "--lines"]),
     dict(name="watch-outside-workspace", args=["watch", "--lines", "--seed", "1", "--timeout", "5", "--arch", "sm_90"],
          rc=2, err=["cudalab watch: run it inside a workspace"]),
+    dict(name="watch-quit-zh", lang="zh", setup=["fetch:reduce"], args=["watch", "--lines"], stdin="q\n",
+         out=["正在监视 reduce.cu", "== 第 1 次运行：", "无设备", "按键：h 提示", "已停止监视。"], not_out=["NO_DEVICE"]),
+    dict(name="watch-quit", setup=["fetch:reduce"], args=["watch", "--lines"], stdin="q\n",
+         out=["watching reduce.cu", "== run 1:", "NO_DEVICE", "keys: h hint", "stopped watching."]),
     dict(name="watch-zh", lang="zh", args=["watch", "--timeout", "0"], rc=2, err=["--timeout"]),
 
     # ---- questions ----
