@@ -201,6 +201,8 @@ ROWS = [
          out=["topics: Memory hierarchy and shared-memory banks ·", "(Memory hierarchy and shared-memory banks, difficulty"]),
     dict(name="review-status", args=["review", "--status"], out=["0 cards"]),
     dict(name="review-status-no-home", env=NO_HOME, args=["review", "--status"], out=["0 cards"], err=["warning:"]),
+    dict(name="review-status-no-home-zh", lang="zh", env=NO_HOME, args=["review", "--status"], out=["复习队列：0 张卡片"],
+         err=["警告", "$XDG_DATA_HOME 和 $HOME 都没有设置"], not_err=["neither"]),
     dict(name="review-zh", lang="zh", args=["review", "--n", "5", "--all", "--answers", "-", "--no-rate", "--seed", "3",
                                             "--bank", "{src}/questions"], out=["复习队列为空"]),
     dict(name="review-json", setup=["run:quiz --id mem-no-l3 --answers - --seed 1"],
