@@ -66,9 +66,20 @@ static int grade_remote(cl_remote_opts *ro, const cl_grade_opts *o, const char *
     return cl_remote_grade(ro, r, err);
 }
 
-int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
+/* What the command line of compile, test, bench or submit asked for. */
+typedef struct grade_args {
+    const char *cmd;
+    cl_grade_mode mode;
+    int reference, skeleton, json, verbose, profile;
+    const char *junit;
+    cl_grade_opts o;
+    cl_remote_opts ro;
+} grade_args;
+
+/* Reads the flags into a (the LAB and FILE arguments are left at argv[optind...]).
+ * Returns -1 to go on, else the exit code. */
+static int parse_flags(int argc, char **argv, grade_args *a)
 {
-    const char *cmd = argv[0];
     static const struct option opts[] = {
         {"reference", no_argument, 0, 'r'}, {"skeleton", no_argument, 0, 'k'},
         {"seed", required_argument, 0, 's'}, {"arch", required_argument, 0, 'a'},
@@ -80,39 +91,37 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         {"slurm-args", required_argument, 0, 'A'}, {"profile", no_argument, 0, 'P'}, {"remote-cudalab", required_argument, 0, 'E'},
         {"no-color", no_argument, 0, 'C'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int reference = 0, skeleton = 0, json = 0, verbose = 0, profile = 0, ch;
-    const char *junit = NULL;
-    cl_grade_opts o = {0};
-    cl_remote_opts ro = {0};
+    const char *cmd = a->cmd;
+    int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
         switch (ch) {
-        case 'r': reference = 1; break;
-        case 'k': skeleton = 1; break;
+        case 'r': a->reference = 1; break;
+        case 'k': a->skeleton = 1; break;
         case 's':
-            if (cl_cli_seed(optarg, &o.seed))
+            if (cl_cli_seed(optarg, &a->o.seed))
                 return CL_EXIT_USAGE;
-            o.have_seed = 1;
+            a->o.have_seed = 1;
             break;
-        case 'a': o.arch = optarg; break;
-        case 'z': o.sanitize = 1; break;
-        case 'j': json = 1; break;
-        case 'u': junit = optarg; break;
-        case 'v': verbose = 1; break;
-        case 'n': o.no_reference = 1; break;
+        case 'a': a->o.arch = optarg; break;
+        case 'z': a->o.sanitize = 1; break;
+        case 'j': a->json = 1; break;
+        case 'u': a->junit = optarg; break;
+        case 'v': a->verbose = 1; break;
+        case 'n': a->o.no_reference = 1; break;
         case 't':
-            o.timeout_s = atof(optarg);
-            if (o.timeout_s <= 0) {
+            a->o.timeout_s = atof(optarg);
+            if (a->o.timeout_s <= 0) {
                 cl_cli_error(cmd, CL_T("--timeout wants seconds > 0, not '%s' — for example --timeout 30"), optarg);
                 return CL_EXIT_USAGE;
             }
             break;
-        case 'R': o.runner = optarg; o.allow_prebuilt = 1; break; /* the test suite's host runner */
-        case 'P': profile = 1; break;
-        case 'H': ro.host = optarg; break;
-        case 'S': ro.slurm = 1; break;
-        case 'A': ro.slurm_args = optarg; break;
-        case 'E': ro.cudalab = optarg; break;
+        case 'R': a->o.runner = optarg; a->o.allow_prebuilt = 1; break; /* the test suite's host runner */
+        case 'P': a->profile = 1; break;
+        case 'H': a->ro.host = optarg; break;
+        case 'S': a->ro.slurm = 1; break;
+        case 'A': a->ro.slurm_args = optarg; break;
+        case 'E': a->ro.cudalab = optarg; break;
         case 'C': cl_term_init(1); break;
         case 'h': usage(stdout, cmd); return CL_EXIT_OK;
         default: usage(stderr, cmd); return CL_EXIT_USAGE;
@@ -122,20 +131,86 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
         cl_cli_error(cmd, CL_T("too many arguments — cudalab %s [LAB] [FILE]"), cmd);
         return CL_EXIT_USAGE;
     }
+    return -1;
+}
+
+/* Flags that do not go together with this command. 0, or the exit code. */
+static int refuse_combinations(const grade_args *a)
+{
+    int remote = a->ro.host || a->ro.slurm;
+    if (a->profile && (a->mode == CL_MODE_COMPILE || a->mode == CL_MODE_TEST || remote)) {
+        cl_cli_error(a->cmd, CL_T("--profile is for bench and submit on this machine"));
+        return CL_EXIT_USAGE;
+    }
+    if (remote && a->mode == CL_MODE_COMPILE) {
+        cl_cli_error(a->cmd, CL_T("--remote and --slurm are for test, bench and submit"));
+        return CL_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* --profile: after the timed runs, in a process of its own. The summary, or NULL with
+ * perr saying why not. */
+static json_t *profile_result(const grade_args *a, const cl_result *r, cl_err *perr)
+{
+    json_t *prof = NULL;
+    if (!a->profile)
+        return NULL;
+    if (!(cl_verdict_ok(r->verdict) && r->did_bench))
+        snprintf(perr->msg, sizeof perr->msg, "%s",
+                 CL_T("not profiled: the solution must pass its correctness cases first"));
+    else if (cl_cli_profile(r, &a->o, &prof, perr))
+        prof = NULL;
+    return prof;
+}
+
+/* The report on stdout: JSON, or the text report with a shortened compile log (the
+ * whole log goes to the workspace's .cudalab/ or the cache). */
+static void print_report(const grade_args *a, cl_result *r, const cl_target *t, json_t *prof, const cl_err *perr)
+{
+    if (a->json) {
+        cl_cli_print_json(r, a->profile ? (prof ? prof : json_pack("{s:s}", "error", perr->msg)) : NULL);
+        return;
+    }
+    char log_dir[CL_PATH_MAX] = "";
+    cl_err err;
+    if (t->workspace[0])
+        snprintf(log_dir, sizeof log_dir, "%s/.cudalab", t->workspace);
+    else if (cl_cache_dir(log_dir, sizeof log_dir - 8, &err) == 0)
+        strcat(log_dir, "/logs");
+    cl_cli_shorten_compile_log(r, log_dir[0] ? log_dir : NULL);
+    cl_report_text(r, stdout, a->verbose);
+    if (prof)
+        cl_profile_print(prof, stdout);
+    else if (a->profile)
+        cl_cli_warn(a->cmd, CL_T("--profile: %s"), perr->msg);
+    json_decref(prof);
+}
+
+int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
+{
+    grade_args a;
+    memset(&a, 0, sizeof a);
+    a.cmd = argv[0];
+    a.mode = mode;
+    int code = parse_flags(argc, argv, &a);
+    if (code >= 0)
+        return code;
     cl_target t;
-    if (cl_cli_target(optind < argc ? argv[optind] : NULL, optind + 1 < argc ? argv[optind + 1] : NULL, reference,
-                      skeleton, &t))
+    if (cl_cli_target(optind < argc ? argv[optind] : NULL, optind + 1 < argc ? argv[optind + 1] : NULL, a.reference,
+                      a.skeleton, &t))
         return CL_EXIT_USAGE;
     /* code built for another architecture would fail on this GPU with a confusing verdict */
-    if (cl_cli_check_arch(cmd, o.arch, mode != CL_MODE_COMPILE && !o.runner))
+    if (cl_cli_check_arch(a.cmd, a.o.arch, mode != CL_MODE_COMPILE && !a.o.runner))
         return CL_EXIT_USAGE;
-    o.lab = t.lab;
-    o.solution = t.solution;
-    o.test = mode != CL_MODE_COMPILE;
-    o.bench = mode == CL_MODE_BENCH || mode == CL_MODE_SUBMIT;
-    if (!json) {
-        o.progress = cl_cli_progress;
-    }
+    if ((code = refuse_combinations(&a)))
+        return code;
+    a.o.lab = t.lab;
+    a.o.solution = t.solution;
+    a.o.test = mode != CL_MODE_COMPILE;
+    a.o.bench = mode == CL_MODE_BENCH || mode == CL_MODE_SUBMIT;
+    if (!a.json)
+        a.o.progress = cl_cli_progress;
     /* the source as it is graded, for the history (read before grading: an editor may save
      * again while it runs) */
     char *source = NULL;
@@ -144,58 +219,26 @@ int cl_cli_grade_main(int argc, char **argv, cl_grade_mode mode)
     if (mode != CL_MODE_COMPILE && cl_read_file(t.solution, CL_HISTORY_SOURCE_MAX, &source, &source_len, &err))
         source = NULL; /* cl_grade says what is wrong with the file */
     cl_result r;
-    int remote = ro.host || ro.slurm;
-    if (profile && (mode == CL_MODE_COMPILE || mode == CL_MODE_TEST || remote)) {
-        free(source);
-        cl_cli_error(cmd, CL_T("--profile is for bench and submit on this machine"));
-        return CL_EXIT_USAGE;
-    }
-    if (remote && mode == CL_MODE_COMPILE) {
-        free(source);
-        cl_cli_error(cmd, CL_T("--remote and --slurm are for test, bench and submit"));
-        return CL_EXIT_USAGE;
-    }
-    if (remote ? grade_remote(&ro, &o, cmd, reference, skeleton, source, source_len, &r, &err)
-               : cl_grade(&o, &r, &err)) {
+    if (a.ro.host || a.ro.slurm ? grade_remote(&a.ro, &a.o, a.cmd, a.reference, a.skeleton, source, source_len, &r, &err)
+                                : cl_grade(&a.o, &r, &err)) {
         free(source);
         cl_progress_clear();
-        cl_cli_error(cmd, "%s", err.msg);
+        cl_cli_error(a.cmd, "%s", err.msg);
         return CL_EXIT_USAGE;
     }
     cl_progress_clear();
-    int code = cl_cli_exit_code(&r);
-    if (mode != CL_MODE_COMPILE && !reference && !skeleton) /* the student's own work only */
-        cl_cli_record(&r, cmd, source, source_len, t.workspace, mode == CL_MODE_SUBMIT, json);
-    if (junit) {
+    code = cl_cli_exit_code(&r);
+    if (mode != CL_MODE_COMPILE && !a.reference && !a.skeleton) /* the student's own work only */
+        cl_cli_record(&r, a.cmd, source, source_len, t.workspace, mode == CL_MODE_SUBMIT, a.json);
+    if (a.junit) {
         const cl_result *rs[] = {&r};
-        if (cl_report_junit(rs, NULL, 1, junit, &err))
-            cl_cli_error(cmd, "%s", err.msg);
+        if (cl_report_junit(rs, NULL, 1, a.junit, &err))
+            cl_cli_error(a.cmd, "%s", err.msg);
     }
-    /* --profile: after the timed runs, in a process of its own */
-    json_t *prof = NULL;
     cl_err perr = {{0}};
-    if (profile && cl_verdict_ok(r.verdict) && r.did_bench && cl_cli_profile(&r, &o, &prof, &perr))
-        prof = NULL;
-    else if (profile && !(cl_verdict_ok(r.verdict) && r.did_bench))
-        snprintf(perr.msg, sizeof perr.msg, "not profiled: the solution must pass its correctness cases first");
+    json_t *prof = profile_result(&a, &r, &perr);
     cl_progress_clear();
-    if (json) {
-        cl_cli_print_json(&r, profile ? (prof ? prof : json_pack("{s:s}", "error", perr.msg)) : NULL);
-        prof = NULL;
-    } else {
-        char log_dir[CL_PATH_MAX] = "";
-        if (t.workspace[0])
-            snprintf(log_dir, sizeof log_dir, "%s/.cudalab", t.workspace);
-        else if (cl_cache_dir(log_dir, sizeof log_dir - 8, &err) == 0)
-            strcat(log_dir, "/logs");
-        cl_cli_shorten_compile_log(&r, log_dir[0] ? log_dir : NULL);
-        cl_report_text(&r, stdout, verbose);
-        if (prof)
-            cl_profile_print(prof, stdout);
-        else if (profile)
-            cl_cli_warn(cmd, CL_T("--profile: %s"), perr.msg);
-        json_decref(prof);
-    }
+    print_report(&a, &r, &t, prof, &perr);
     cl_result_free(&r);
     free(source);
     return code;

@@ -35,7 +35,7 @@ static void on_event(void *ctx, const char *kind, const char *student, const cha
         return;
     FILE *f = stderr;
     if (!strcmp(kind, "start")) {
-        cl_progress("[%d/%d done] grading %s (%s)...", done, total, student, detail);
+        cl_progress(CL_T("[%d/%d done] grading %s (%s)..."), done, total, student, detail);
     } else if (!strcmp(kind, "done")) {
         cl_progress_clear();
         char verdict[64];
@@ -108,7 +108,16 @@ static void print_summary(const cl_class_summary *s, int json)
            s->junit);
 }
 
-int cmd_grade(int argc, char **argv)
+/* What the command line asked for: the class run's options, or one Slurm array task. */
+typedef struct grade_flags {
+    cl_class_opts o;
+    ui u;
+    const char *task;
+    int index;
+} grade_flags;
+
+/* Reads the command line into f. Returns -1 to go on, else the exit code. */
+static int parse_flags(int argc, char **argv, grade_flags *f)
 {
     enum { O_LAB = 256, O_SUB, O_ROSTER, O_OUT, O_COURSE, O_GPUS, O_JOBS, O_SLURM, O_GRES, O_PART, O_MAXP, O_POLL,
            O_TIMEOUT, O_ARCH, O_NOREF, O_NOSB, O_REPORT, O_JSON, O_RUNNER, O_TASK, O_INDEX, O_WATCHDOG };
@@ -125,103 +134,126 @@ int cmd_grade(int argc, char **argv)
         {"runner", required_argument, 0, O_RUNNER},  {"task", required_argument, 0, O_TASK},
         {"index", required_argument, 0, O_INDEX},    {"watchdog", required_argument, 0, O_WATCHDOG},
         {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
-    cl_class_opts o = {0};
-    ui u = {0, isatty(STDERR_FILENO)};
-    const char *task = NULL;
-    int index = -1, ch;
-    char out_default[300];
+    cl_class_opts *o = &f->o;
+    memset(f, 0, sizeof *f);
+    f->u.tty = isatty(STDERR_FILENO);
+    f->index = -1;
+    int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
-        case O_LAB: o.lab = optarg; break;
-        case O_SUB: o.submissions = optarg; break;
-        case O_ROSTER: o.roster = optarg; break;
-        case O_OUT: o.out = optarg; break;
-        case O_COURSE: o.course_path = optarg; break;
-        case O_GPUS: o.gpus = optarg; break;
-        case O_JOBS: o.jobs = atoi(optarg); break;
-        case O_SLURM: o.slurm = 1; break;
-        case O_GRES: o.slurm_gres = optarg; break;
-        case O_PART: o.slurm_partition = optarg; break;
-        case O_MAXP: o.slurm_max_parallel = atoi(optarg); break;
-        case O_POLL: o.slurm_poll_s = atof(optarg); break;
+        case O_LAB: o->lab = optarg; break;
+        case O_SUB: o->submissions = optarg; break;
+        case O_ROSTER: o->roster = optarg; break;
+        case O_OUT: o->out = optarg; break;
+        case O_COURSE: o->course_path = optarg; break;
+        case O_GPUS: o->gpus = optarg; break;
+        case O_JOBS: o->jobs = atoi(optarg); break;
+        case O_SLURM: o->slurm = 1; break;
+        case O_GRES: o->slurm_gres = optarg; break;
+        case O_PART: o->slurm_partition = optarg; break;
+        case O_MAXP: o->slurm_max_parallel = atoi(optarg); break;
+        case O_POLL: o->slurm_poll_s = atof(optarg); break;
         case O_TIMEOUT:
-            if ((o.timeout_s = atof(optarg)) <= 0) {
+            if ((o->timeout_s = atof(optarg)) <= 0) {
                 cl_cli_error("grade", CL_T("--timeout wants seconds > 0, not '%s' — for example --timeout 30"), optarg);
                 return CL_EXIT_USAGE;
             }
             break;
-        case O_ARCH: o.arch = optarg; break;
-        case O_NOREF: o.no_reference = 1; break;
-        case O_NOSB: o.no_sandbox = 1; break;
-        case O_REPORT: o.report_only = 1; break;
-        case O_JSON: u.json = 1; break;
-        case O_RUNNER: o.runner = optarg; o.allow_prebuilt = 1; break; /* the CPU test suite's host runner */
-        case O_TASK: task = optarg; break;
-        case O_INDEX: index = atoi(optarg); break;
-        case O_WATCHDOG: o.watchdog_s = atof(optarg); break;
+        case O_ARCH: o->arch = optarg; break;
+        case O_NOREF: o->no_reference = 1; break;
+        case O_NOSB: o->no_sandbox = 1; break;
+        case O_REPORT: o->report_only = 1; break;
+        case O_JSON: f->u.json = 1; break;
+        case O_RUNNER: o->runner = optarg; o->allow_prebuilt = 1; break; /* the CPU test suite's host runner */
+        case O_TASK: f->task = optarg; break;
+        case O_INDEX: f->index = atoi(optarg); break;
+        case O_WATCHDOG: o->watchdog_s = atof(optarg); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    return -1;
+}
+
+/* --task MANIFEST --index I: one task of a Slurm job array that --slurm wrote. */
+static int run_task(const grade_flags *f)
+{
     cl_err err;
-    if (task) { /* one Slurm array task */
-        if (index < 0) {
-            cl_cli_error("grade", CL_T("--task needs --index — cudalab grade --task MANIFEST --index I"));
-            return CL_EXIT_USAGE;
-        }
-        if (cl_class_slurm_task(task, index, &err)) {
-            cl_cli_error("grade", CL_T("task %d: %s"), index, err.msg);
-            return 1;
-        }
-        return 0;
+    if (f->index < 0) {
+        cl_cli_error("grade", CL_T("--task needs --index — cudalab grade --task MANIFEST --index I"));
+        return CL_EXIT_USAGE;
     }
+    if (cl_class_slurm_task(f->task, f->index, &err)) {
+        cl_cli_error("grade", CL_T("task %d: %s"), f->index, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* No GPU, nothing to grade on: say so; the class run then records each submission as not
+ * graded, with no score, so the instructor's reports say why, and the exit status says
+ * the machine was the problem. (A Slurm array runs elsewhere; --runner is the CPU test
+ * suite's host runner; --report-only grades nothing.) Returns 1 when there is no GPU,
+ * 0 when there is one or none is needed, -1 for an --arch this GPU cannot run. */
+static int check_gpu(const cl_class_opts *o)
+{
+    if (o->report_only || o->slurm || o->runner)
+        return 0;
+    cl_gpu_info gpu;
+    cl_detect_gpu(&gpu);
+    if (!gpu.present) {
+        cl_cli_error("grade", CL_T("no GPU on this machine, so nothing was graded and no score written — run it "
+                                   "where there is an NVIDIA GPU, or on a GPU cluster with --slurm"));
+        return 1;
+    }
+    return cl_cli_check_arch("grade", o->arch, 1) ? -1 : 0;
+}
+
+int cmd_grade(int argc, char **argv)
+{
+    grade_flags f;
+    int rc = parse_flags(argc, argv, &f);
+    if (rc >= 0)
+        return rc;
+    if (f.task)
+        return run_task(&f);
+    cl_class_opts *o = &f.o;
     if (optind < argc) {
         cl_cli_error("grade", CL_T("unexpected argument '%s' — see 'cudalab grade --help'"), argv[optind]);
         return CL_EXIT_USAGE;
     }
-    if (!o.lab || !o.submissions) {
+    if (!o->lab || !o->submissions) {
         cl_cli_error("grade", CL_T("--lab and --submissions are needed — cudalab grade --lab LAB --submissions DIR"));
         return CL_EXIT_USAGE;
     }
-    if (cl_cli_check_lab("grade", o.lab))
+    if (cl_cli_check_lab("grade", o->lab))
         return CL_EXIT_USAGE;
-    /* no GPU, nothing to grade on: say so and write no score (a Slurm array runs elsewhere; --runner is the
-     * CPU test suite's host runner; --report-only grades nothing) */
-    /* (the class run still records each submission as not graded, with no score, so the
-     * instructor's reports say why; the exit status says the machine was the problem) */
-    int no_gpu = 0;
-    if (!o.report_only && !o.slurm && !o.runner) {
-        cl_gpu_info gpu;
-        cl_detect_gpu(&gpu);
-        if (!gpu.present) {
-            cl_cli_error("grade", CL_T("no GPU on this machine, so nothing was graded and no score written — run it "
-                                       "where there is an NVIDIA GPU, or on a GPU cluster with --slurm"));
-            no_gpu = 1;
-        } else if (cl_cli_check_arch("grade", o.arch, 1)) {
-            return CL_EXIT_USAGE;
-        }
+    int no_gpu = check_gpu(o);
+    if (no_gpu < 0)
+        return CL_EXIT_USAGE;
+    char out_default[300];
+    if (!o->out) {
+        snprintf(out_default, sizeof out_default, "grades-%s", o->lab);
+        o->out = out_default;
     }
-    if (!o.out) {
-        snprintf(out_default, sizeof out_default, "grades-%s", o.lab);
-        o.out = out_default;
-    }
-    o.event = on_event;
-    o.ctx = &u;
+    o->event = on_event;
+    o->ctx = &f.u;
     cl_class_summary sum;
-    int rc = cl_class_grade(&o, &sum, &err);
+    cl_err err;
+    rc = cl_class_grade(o, &sum, &err);
     cl_progress_clear();
     if (no_gpu) {
         if (rc)
             cl_cli_error("grade", "%s", err.msg);
         else
-            print_summary(&sum, u.json);
+            print_summary(&sum, f.u.json);
         return CL_EXIT_ENV;
     }
     if (rc) {
         cl_cli_error("grade", "%s", err.msg);
         return CL_EXIT_USAGE; /* the submissions, roster, course file or output folder given */
     }
-    print_summary(&sum, u.json);
+    print_summary(&sum, f.u.json);
     return sum.failed_tasks ? 1 : 0;
 }

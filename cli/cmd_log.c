@@ -71,7 +71,10 @@ int cmd_log(int argc, char **argv)
         free(s);
         json_decref(arr);
     } else if (n == 0) {
-        printf("no attempts%s%s yet: 'cudalab test' in a workspace records one.\n", lab ? " at " : "", lab ? lab : "");
+        if (lab)
+            printf(CL_T("no attempts at %s yet: 'cudalab test' in a workspace records one.\n"), lab);
+        else
+            printf("%s\n", CL_T("no attempts yet: 'cudalab test' in a workspace records one."));
     } else {
         FILE *f = stdout;
         const char *D = cl_c(f, CL_DIM), *Z = cl_c0(f);

@@ -51,9 +51,17 @@ int cmd_progress(int argc, char **argv)
     FILE *f = stdout;
     const char *D = cl_c(f, CL_DIM), *Z = cl_c0(f);
     json_t *labs = json_array();
-    if (!json)
-        printf("%s%-16s %-10s %-9s %5s %5s %6s  %s%s\n", D, "lab", "best tier", "score", "tests", "bench", "submit",
-               "last", Z);
+    if (!json) { /* the column titles padded by display width, so Chinese ones line up */
+        const char *const head[] = {CL_T("lab"),   CL_T("best tier"), CL_T("score"), CL_T("tests"),
+                                    CL_T("bench"), CL_T("submit"),    CL_T("last")};
+        static const int width[] = {16, 10, 9, 5, 5, 6, 0};
+        fputs(D, f);
+        for (int k = 0; k < 7; k++) {
+            cl_fput_padded(head[k], width[k] ? width[k] : cl_text_width(head[k]), f);
+            fputs(k == 5 ? "  " : k < 6 ? " " : "", f);
+        }
+        printf("%s\n", Z);
+    }
     int rc = 0, started = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         cl_lab_summary s;
@@ -80,13 +88,14 @@ int cmd_progress(int argc, char **argv)
         if (s.last_at) {
             char when[32];
             cl_cli_when(s.last_at, when, sizeof when);
-            snprintf(last, sizeof last, "%s %s", s.last_verdict, when);
+            snprintf(last, sizeof last, "%s %s", cl_tr(s.last_verdict), when);
         }
         cl_color col = !strcmp(s.best_tier, "excellent") || !strcmp(s.best_tier, "good") ? CL_GREEN
                        : s.best_tier[0]                                                 ? CL_YELLOW
                                                                                         : CL_NONE;
-        printf("%-16s %s%-10s%s %-9s %5d %5d %6d  %s\n", names[i], cl_c(f, col), s.best_tier[0] ? s.best_tier : "-",
-               Z, score, s.tests, s.benches, s.submits, last);
+        printf("%-16s %s", names[i], cl_c(f, col));
+        cl_fput_padded(s.best_tier[0] ? cl_tr(s.best_tier) : "-", 10, f);
+        printf("%s %-9s %5d %5d %6d  %s\n", Z, score, s.tests, s.benches, s.submits, last);
     }
     /* the question side: the spaced-review deck */
     int total = 0, due = 0;
@@ -104,15 +113,16 @@ int cmd_progress(int argc, char **argv)
         free(txt);
         json_decref(o);
     } else if (rc == 0) {
-        printf("\n%d of %d labs started. ", started, n);
+        const char *cards = cl_lang_current() == CL_LANG_ZH || total == 1 ? "" : "s";
+        printf(CL_T("\n%d of %d labs started. "), started, n);
         if (!total)
-            printf("Review queue: empty (questions you miss in 'cudalab quiz' come back here).\n");
+            printf("%s\n", CL_T("Review queue: empty (questions you miss in 'cudalab quiz' come back here)."));
         else if (due) {
-            printf("Review queue: %d card%s, %d due now: 'cudalab review'.\n", total, total == 1 ? "" : "s", due);
+            printf(CL_T("Review queue: %d card%s, %d due now: 'cudalab review'.\n"), total, cards, due);
         } else {
             char when[32];
             cl_cli_when(next, when, sizeof when);
-            printf("Review queue: %d card%s, none due; the next on %s.\n", total, total == 1 ? "" : "s", when);
+            printf(CL_T("Review queue: %d card%s, none due; the next on %s.\n"), total, cards, when);
         }
     }
     json_decref(labs);

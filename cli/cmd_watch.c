@@ -20,6 +20,7 @@
 
 #include "grader/result.h"
 #include "cli_grade.h"
+#include "cli_help.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "db.h"
@@ -74,8 +75,8 @@ typedef struct watch {
 static void keys_line(const watch *w)
 {
     FILE *f = stdout;
-    printf("%skeys: h hint · b bench · s submit · t test again · q quit%s%s\n", cl_c(f, CL_DIM),
-           w->lines ? " (then Enter)" : "", cl_c0(f));
+    printf("%s%s%s%s\n", cl_c(f, CL_DIM), CL_T("keys: h hint · b bench · s submit · t test again · q quit"),
+           w->lines ? CL_T(" (then Enter)") : "", cl_c0(f));
     fflush(stdout);
 }
 
@@ -89,22 +90,23 @@ static void show(watch *w, const cl_result *r)
     strftime(now, sizeof now, "%H:%M:%S", localtime(&t));
     if (!w->lines && isatty(STDOUT_FILENO))
         printf("\033[2J\033[H");
-    printf("%s== run %d: %s %s(%s)%s\n", B, w->runs, w->base, D, now, Z);
+    printf(CL_T("%s== run %d: %s %s(%s)%s\n"), B, w->runs, w->base, D, now, Z);
     const cl_case_result *first = NULL;
     for (int i = 0; i < r->ncases && !first; i++)
         if (!r->cases[i].bench && r->cases[i].status && !cl_case_passed(r->cases[i].status))
             first = &r->cases[i];
     int ok = cl_verdict_ok(r->verdict);
-    char verdict[32];
-    snprintf(verdict, sizeof verdict, "%s", cl_verdict_name(r->verdict));
-    for (char *v = verdict; *v; v++)
-        *v = (char)toupper((unsigned char)*v);
+    char verdict[64]; /* CORRECT in English; Chinese has no capitals: the verdict's own word */
+    snprintf(verdict, sizeof verdict, "%s", CL_T(cl_verdict_name(r->verdict)));
+    if (cl_lang_current() != CL_LANG_ZH)
+        for (char *v = verdict; *v; v++)
+            *v = (char)toupper((unsigned char)*v);
     printf("%s%s%s  %s\n", cl_c(f, ok ? CL_GREEN : CL_RED), verdict, Z,
            r->message ? r->message : "");
     if (first) {
-        printf("  first failing case: %s%s%s: %s\n", B, first->name, Z, first->message ? first->message : first->status);
+        printf(CL_T("  first failing case: %s%s%s: %s\n"), B, first->name, Z, first->message ? first->message : first->status);
         if (first->where && first->has_values)
-            printf("    at %s: expected %.9g, got %.9g\n", first->where, first->expected, first->got);
+            printf(CL_T("    at %s: expected %.9g, got %.9g\n"), first->where, first->expected, first->got);
     } else if (!ok && r->detail) {
         /* a compile error and the like: its first lines */
         int lines = 0;
@@ -116,14 +118,15 @@ static void show(watch *w, const cl_result *r)
     }
     if (r->passed > w->best_passed)
         w->best_passed = r->passed;
-    char tier[32] = "none yet (b to bench)";
+    char tier[64];
+    snprintf(tier, sizeof tier, "%s", CL_T("none yet (b to bench)"));
     sqlite3 *db;
     cl_err err;
     cl_lab_summary s;
     if (cl_db_open(NULL, &db, &err) == 0 && cl_history_summary(db, w->ws.lab, &s, &err) == 0 && s.best_tier[0])
         snprintf(tier, sizeof tier, "%s", s.best_tier);
     cl_db_close(db);
-    printf("  progress: %d/%d cases pass (best %d/%d) · best tier: %s\n", r->passed, r->total, w->best_passed,
+    printf(CL_T("  progress: %d/%d cases pass (best %d/%d) · best tier: %s\n"), r->passed, r->total, w->best_passed,
            r->total, tier);
     keys_line(w);
 }
@@ -146,7 +149,7 @@ static void test_once(watch *w)
     size_t len = 0;
     cl_err err;
     if (cl_read_file(w->ws.solution, CL_HISTORY_SOURCE_MAX, &source, &len, &err)) {
-        printf("waiting for %s: %s\n", w->base, err.msg);
+        printf(CL_T("waiting for %s: %s\n"), w->base, err.msg);
         fflush(stdout);
         return;
     }
@@ -193,40 +196,33 @@ static void run_command(watch *w, const char *cmd)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cudalab watch [LAB] [--seed N] [--arch sm_XY] [--timeout S] [--lines]\n"
-               "  Inside a workspace: tests your solution on every save and shows the first\n"
-               "  failing case and your progress. Keys: h next hint, b bench, s submit,\n"
-               "  t test again, q quit (Ctrl-C quits too). --lines reads one key per line\n"
-               "  (the default when stdin is not a terminal). Each test is recorded ('cudalab log').\n");
+    cl_help_print_command(f, cl_command_find("watch"));
 }
 
-int cmd_watch(int argc, char **argv)
+/* Reads the command line into w and *lab. Returns -1 to go on, else the exit code. */
+static int parse_flags(int argc, char **argv, watch *w, const char **lab)
 {
     static const struct option opts[] = {
         {"seed", required_argument, 0, 's'}, {"arch", required_argument, 0, 'a'},
         {"timeout", required_argument, 0, 't'}, {"lines", no_argument, 0, 'l'},
         {"runner", required_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    watch w;
-    memset(&w, 0, sizeof w);
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case 's':
-            if (cl_cli_seed(optarg, &w.seed))
+            if (cl_cli_seed(optarg, &w->seed))
                 return 2;
-            w.have_seed = 1;
+            w->have_seed = 1;
             break;
-        case 'a': w.arch = optarg; break;
+        case 'a': w->arch = optarg; break;
         case 't':
-            w.timeout_s = atof(optarg);
-            if (w.timeout_s <= 0) {
-                cl_cli_error("watch", "%s", CL_T("--timeout wants seconds > 0"));
-                return 2;
-            }
+            w->timeout_s = atof(optarg);
+            if (w->timeout_s <= 0)
+                return cl_cli_error("watch", "%s", CL_T("--timeout wants seconds > 0")), 2;
             break;
-        case 'l': w.lines = 1; break;
-        case 'R': w.runner = optarg; break; /* the test suite's host runner */
+        case 'l': w->lines = 1; break;
+        case 'R': w->runner = optarg; break; /* the test suite's host runner */
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -235,43 +231,92 @@ int cmd_watch(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    cl_err err;
-    int found = cl_workspace_find(".", &w.ws, &err);
-    if (found < 0) {
-        cl_cli_error("watch", CL_T("%s"), err.msg);
-        return 2;
-    }
-    const char *lab = optind < argc ? argv[optind] : NULL;
-    if (found != 0 || (lab && strcmp(lab, w.ws.lab))) {
-        cl_cli_error("watch", CL_T("run it inside a workspace%s%s (cudalab fetch %s, then cd into it)"),
-                lab ? " of " : "", lab ? lab : "", lab ? lab : "<lab>");
-        return 2;
-    }
-    if (chdir(w.ws.dir)) {
-        cl_cli_error("watch", CL_T("cannot enter %s"), w.ws.dir);
-        return 2;
-    }
-    w.base = strrchr(w.ws.solution, '/') ? strrchr(w.ws.solution, '/') + 1 : w.ws.solution;
-    if (!isatty(STDIN_FILENO))
-        w.lines = 1;
+    *lab = optind < argc ? argv[optind] : NULL;
+    return -1;
+}
 
-    /* the workspace for saves; its parent for the workspace itself going away (a folder
-     * in use as a working directory may never report its own deletion) */
+/* Finds the workspace (of lab, when given) around the current folder and moves into it. */
+static int enter_workspace(watch *w, const char *lab)
+{
+    cl_err err;
+    int found = cl_workspace_find(".", &w->ws, &err);
+    if (found < 0)
+        return cl_cli_error("watch", CL_T("%s"), err.msg), 2;
+    if (found != 0 || (lab && strcmp(lab, w->ws.lab))) {
+        cl_cli_error("watch", CL_T("run it inside a workspace%s%s (cudalab fetch %s, then cd into it)"),
+                     lab ? " of " : "", lab ? lab : "", lab ? lab : "<lab>");
+        return 2;
+    }
+    if (chdir(w->ws.dir))
+        return cl_cli_error("watch", CL_T("cannot enter %s"), w->ws.dir), 2;
+    w->base = strrchr(w->ws.solution, '/') ? strrchr(w->ws.solution, '/') + 1 : w->ws.solution;
+    return 0;
+}
+
+/* The inotify watches: the workspace for saves; its parent for the workspace itself going
+ * away (a folder in use as a working directory may never report its own deletion). */
+typedef struct watches {
+    int fd, wd, wd_parent;
+    char ws_name[CL_PATH_MAX]; /* the workspace's name in its parent */
+} watches;
+
+static int watches_open(const watch *w, watches *n)
+{
     char parent[CL_PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", w.ws.dir);
+    snprintf(parent, sizeof parent, "%s", w->ws.dir);
     char *slash = strrchr(parent, '/');
-    const char *ws_name = slash ? w.ws.dir + (slash - parent) + 1 : w.ws.dir;
+    snprintf(n->ws_name, sizeof n->ws_name, "%s", slash ? w->ws.dir + (slash - parent) + 1 : w->ws.dir);
     if (slash)
         *(slash == parent ? slash + 1 : slash) = '\0';
-    int ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK), wd_parent = -1;
-    int wd = ifd < 0 ? -1 : inotify_add_watch(ifd, w.ws.dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF);
-    if (wd >= 0 && slash)
-        wd_parent = inotify_add_watch(ifd, parent, IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR);
-    if (ifd < 0 || wd < 0) {
-        cl_cli_error("watch", CL_T("cannot watch %s: %s"), w.ws.dir, strerror(errno));
-        if (ifd >= 0) close(ifd);
+    n->wd_parent = -1;
+    n->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    n->wd = n->fd < 0 ? -1
+                      : inotify_add_watch(n->fd, w->ws.dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF);
+    if (n->wd >= 0 && slash)
+        n->wd_parent = inotify_add_watch(n->fd, parent, IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR);
+    if (n->fd < 0 || n->wd < 0) {
+        cl_cli_error("watch", CL_T("cannot watch %s: %s"), w->ws.dir, strerror(errno));
+        if (n->fd >= 0)
+            close(n->fd);
         return 2;
     }
+    return 0;
+}
+
+/* Reads the pending events: a save is often several (write, close, rename), so those of
+ * the next 100 ms count as the same one. Returns 1 when the solution changed; *gone when
+ * the workspace went away. */
+static int watches_read(const watch *w, const watches *n, int *gone)
+{
+    int changed = 0;
+    for (;;) {
+        char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+        ssize_t len = read(n->fd, buf, sizeof buf);
+        if (len <= 0) {
+            struct pollfd q = {n->fd, POLLIN, 0};
+            if (poll(&q, 1, 100) > 0)
+                continue;
+            break;
+        }
+        for (char *q = buf; q < buf + len;) {
+            struct inotify_event *ev = (struct inotify_event *)q;
+            if (ev->wd == n->wd_parent) {
+                if (ev->len && !strcmp(ev->name, n->ws_name))
+                    *gone = 1;
+            } else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
+                *gone = 1;
+            else if (ev->len && !strcmp(ev->name, w->base))
+                changed = 1;
+            q += sizeof *ev + ev->len;
+        }
+    }
+    if (!cl_dir_exists(w->ws.dir))
+        *gone = 1;
+    return changed;
+}
+
+static void catch_signals(void)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal; /* no SA_RESTART: poll returns at once */
@@ -279,88 +324,83 @@ int cmd_watch(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Keys typed one a line (--lines): collects a line, then its first character counts. */
+typedef struct key_line {
+    char text[256];
+    size_t len;
+} key_line;
+
+/* Reads one byte of stdin and acts on the key it completes. Returns 0, or -1 at the end
+ * of stdin (no more keys; the watching goes on). */
+static int read_key(watch *w, key_line *kl)
+{
+    char c;
+    if (read(STDIN_FILENO, &c, 1) <= 0)
+        return -1;
+    if (w->lines) {
+        if (c != '\n') {
+            if (kl->len < sizeof kl->text - 1)
+                kl->text[kl->len++] = c;
+            return 0;
+        }
+        kl->text[kl->len] = '\0';
+        c = kl->len ? kl->text[0] : ' ';
+        kl->len = 0;
+    }
+    switch (c) {
+    case 'q': g_stop = 1; break;
+    case 'h': run_command(w, "hint"); break;
+    case 'b': run_command(w, "bench"); break;
+    case 's': run_command(w, "submit"); break;
+    case 't': test_once(w); break;
+    case ' ': break;
+    default: keys_line(w);
+    }
+    return 0;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+    watch w;
+    memset(&w, 0, sizeof w);
+    const char *lab;
+    int rc = parse_flags(argc, argv, &w, &lab);
+    if (rc >= 0)
+        return rc;
+    if (enter_workspace(&w, lab))
+        return 2;
+    if (!isatty(STDIN_FILENO))
+        w.lines = 1;
+    watches n;
+    if (watches_open(&w, &n))
+        return 2;
+    catch_signals();
     if (!w.lines)
         raw_on();
-    printf("watching %s in %s\n", w.base, w.ws.dir);
+    printf(CL_T("watching %s in %s\n"), w.base, w.ws.dir);
     test_once(&w);
 
-    int rc = 0, stdin_open = 1, gone = 0;
-    char line[256];
-    size_t line_len = 0;
+    int stdin_open = 1, gone = 0;
+    key_line kl = {{0}, 0};
     while (!g_stop && !gone) {
-        struct pollfd p[2] = {{ifd, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
-        int n = poll(p, stdin_open ? 2 : 1, -1);
-        if (n < 0) {
+        struct pollfd p[2] = {{n.fd, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+        if (poll(p, stdin_open ? 2 : 1, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (p[0].revents & POLLIN) {
-            /* a save is often several events (write, close, rename): take all of them, and
-             * those of the next 100 ms, as one */
-            int changed = 0;
-            for (;;) {
-                char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
-                ssize_t len = read(ifd, buf, sizeof buf);
-                if (len <= 0) {
-                    struct pollfd q = {ifd, POLLIN, 0};
-                    if (poll(&q, 1, 100) > 0)
-                        continue;
-                    break;
-                }
-                for (char *q = buf; q < buf + len;) {
-                    struct inotify_event *ev = (struct inotify_event *)q;
-                    if (ev->wd == wd_parent) {
-                        if (ev->len && !strcmp(ev->name, ws_name))
-                            gone = 1;
-                    } else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
-                        gone = 1;
-                    else if (ev->len && !strcmp(ev->name, w.base))
-                        changed = 1;
-                    q += sizeof *ev + ev->len;
-                }
-            }
-            if (gone || !cl_dir_exists(w.ws.dir)) {
-                gone = 1;
-                break;
-            }
-            if (changed)
-                test_once(&w);
-        }
-        if (stdin_open && (p[1].revents & (POLLIN | POLLHUP))) {
-            char c;
-            ssize_t got = read(STDIN_FILENO, &c, 1);
-            if (got <= 0) {
-                stdin_open = 0; /* no more keys; keep watching */
-                continue;
-            }
-            if (w.lines) {
-                if (c != '\n') {
-                    if (line_len < sizeof line - 1) line[line_len++] = c;
-                    continue;
-                }
-                line[line_len] = '\0';
-                c = line_len ? line[0] : ' ';
-                line_len = 0;
-            }
-            switch (c) {
-            case 'q': g_stop = 1; break;
-            case 'h': run_command(&w, "hint"); break;
-            case 'b': run_command(&w, "bench"); break;
-            case 's': run_command(&w, "submit"); break;
-            case 't': test_once(&w); break;
-            case ' ': break;
-            default:
-                keys_line(&w);
-            }
-        }
+        if ((p[0].revents & POLLIN) && watches_read(&w, &n, &gone) && !gone)
+            test_once(&w);
+        if (!gone && stdin_open && (p[1].revents & (POLLIN | POLLHUP)) && read_key(&w, &kl) < 0)
+            stdin_open = 0;
     }
     raw_off();
-    close(ifd);
-    if (gone) {
-        printf("the workspace %s is gone; stopped watching.\n", w.ws.dir);
-    } else {
-        printf("stopped watching.\n");
-    }
-    return rc;
+    close(n.fd);
+    if (gone)
+        printf(CL_T("the workspace %s is gone; stopped watching.\n"), w.ws.dir);
+    else
+        printf("%s\n", CL_T("stopped watching."));
+    return 0;
 }

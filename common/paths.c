@@ -1,5 +1,6 @@
 /* paths.c: XDG directories, the cudalab home, and small file helpers. */
 #include "paths.h"
+#include "i18n.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -88,7 +89,7 @@ static int xdg_dir(const char *var, const char *fallback, char *out, size_t n, c
             return 0;
         snprintf(why, sizeof why, "%s", err ? err->msg : "");
     } else {
-        snprintf(why, sizeof why, "neither $%s nor $HOME is set", var);
+        snprintf(why, sizeof why, CL_T("neither $%s nor $HOME is set"), var);
     }
     const char *tmp = getenv("TMPDIR");
     snprintf(out, n, "%s/cudalab-%u/%s", tmp && *tmp ? tmp : "/tmp", (unsigned)getuid(),
@@ -121,7 +122,7 @@ int cl_mkdirs(const char *path, cl_err *err)
             char c = buf[i];
             buf[i] = '\0';
             if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return cl_err_set(err, "cannot create directory %s: %s", buf, strerror(errno));
+                return cl_err_set(err, CL_T("cannot create directory %s: %s"), buf, strerror(errno));
             buf[i] = c;
         }
     }

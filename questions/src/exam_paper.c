@@ -15,6 +15,29 @@ int cl_spec_same(const cl_exam_spec *a, const cl_exam_spec *b)
            a->dmax == b->dmax;
 }
 
+/* The filter's topics by their titles, joined the way each language lists things. */
+static void shown_topics(const cl_bank *b, const cl_filter *f, cl_arena *a, cl_qtext *out)
+{
+    size_t len = 1;
+    for (int i = 0; i < f->ntopics; i++) {
+        const cl_topic *t = cl_bank_topic(b, f->topics[i]);
+        len += strlen(f->topics[i]) + 4 + (t ? strlen(cl_qtext_get(&t->title, CL_LANG_EN)) +
+                                                   strlen(cl_qtext_get(&t->title, CL_LANG_ZH)) : 0);
+    }
+    for (int l = 0; l < 2; l++) {
+        cl_lang lang = l ? CL_LANG_ZH : CL_LANG_EN;
+        char *s = cl_arena_alloc(a, len);
+        s[0] = '\0';
+        for (int i = 0; i < f->ntopics; i++) {
+            const cl_topic *t = cl_bank_topic(b, f->topics[i]);
+            if (i)
+                strcat(s, CL_TR(lang, "; ", "；")); /* titles may hold commas */
+            strcat(s, cl_topic_display(t ? &t->title : NULL, f->topics[i], lang));
+        }
+        *(l ? &out->zh : &out->en) = s;
+    }
+}
+
 static int paper_make(const cl_bank *b, const cl_exam_spec *spec, cl_paper *p, cl_err *err)
 {
     memset(p, 0, sizeof *p);
@@ -35,6 +58,7 @@ static int paper_make(const cl_bank *b, const cl_exam_spec *spec, cl_paper *p, c
     }
     if (cl_filter_check(&f, b, err))
         return -1;
+    shown_topics(b, &f, &p->arena, &p->topics_shown);
     int *pick = malloc(sizeof(int) * (size_t)(b->nq ? b->nq : 1));
     if (!pick)
         return cl_err_set(err, "out of memory");
@@ -92,7 +116,8 @@ void cl_paper_print(FILE *f, const cl_paper *p, cl_lang L, int with_key)
             p->spec.seed, with_key ? CL_TR(L, " (answer key)", "（答案）") : "");
     fprintf(f, CL_TR(L, "%d questions · topics: %s · difficulty %d-%d · bank %016" PRIx64 "\n\n",
                      "%d 道题 · 主题：%s · 难度 %d-%d · 题库 %016" PRIx64 "\n\n"),
-            p->n, p->spec.topics[0] ? p->spec.topics : "all", p->spec.dmin, p->spec.dmax, p->fingerprint);
+            p->n, p->topics_shown.en && *p->topics_shown.en ? cl_qtext_get(&p->topics_shown, L) : CL_TR(L, "all", "全部"),
+            p->spec.dmin, p->spec.dmax, p->fingerprint);
     if (!with_key)
         fprintf(f, "%s\n\n", CL_TR(L, "Write your answers on the sheet (`cudalab exam --blank`): one line per "
                                       "question, `<number> <id>: <answer>`.",
@@ -101,7 +126,7 @@ void cl_paper_print(FILE *f, const cl_paper *p, cl_lang L, int with_key)
         const cl_shown *s = &p->items[i];
         const cl_question *q = &s->q;
         fprintf(f, CL_TR(L, "## %d. `%s` (%s, difficulty %d)\n\n", "## %d. `%s`（%s，难度 %d）\n\n"), i + 1, q->id,
-                q->topic, q->difficulty);
+                cl_topic_display(&q->topic_title, q->topic, L), q->difficulty);
         fprintf(f, "%s\n\n", cl_qtext_get(&q->prompt, L));
         if (q->type == CL_Q_SINGLE || q->type == CL_Q_MULTI) {
             for (int c = 0; c < q->nchoices; c++)
@@ -112,7 +137,7 @@ void cl_paper_print(FILE *f, const cl_paper *p, cl_lang L, int with_key)
                 fprintf(f, "- %c) %s\n", 'a' + k, cl_qtext_get(&q->items[s->perm[k]], L));
             fputc('\n', f);
         }
-        fprintf(f, "*%s: %s%s%s*\n\n", CL_TR(L, "Answer with", "作答方式"), how_to_answer(q, L),
+        fprintf(f, CL_TR(L, "*%s: %s%s%s*\n\n", "*%s：%s%s%s*\n\n"), CL_TR(L, "Answer with", "作答方式"), how_to_answer(q, L),
                 q->type == CL_Q_NUMERIC && q->unit && *q->unit ? CL_TR(L, ", in ", "，单位 ") : "",
                 q->type == CL_Q_NUMERIC && q->unit ? cl_unit_text(q->unit, L) : "");
         if (with_key) {

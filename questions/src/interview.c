@@ -101,11 +101,11 @@ static int ask_item(cl_session *s, iv_state *st, const cl_interview_opts *o, cl_
     if (follow_up)
         snprintf(header, sizeof header, CL_TR(s->io->lang, "[follow-up · %s left] %s · difficulty %d · %s",
                                                          "[追问 · 剩余 %s] %s · 难度 %d · %s"),
-                 tleft, q->topic, q->difficulty, q->id);
+                 tleft, cl_topic_display(&q->topic_title, q->topic, s->io->lang), q->difficulty, q->id);
     else
         snprintf(header, sizeof header, CL_TR(s->io->lang, "[Q%d · %s left] %s · difficulty %d · %s",
                                                          "[第 %d 题 · 剩余 %s] %s · 难度 %d · %s"),
-                 main_no + 1, tleft, q->topic, q->difficulty, q->id);
+                 main_no + 1, tleft, cl_topic_display(&q->topic_title, q->topic, s->io->lang), q->difficulty, q->id);
     st->asked[q - st->b->q] = 1;
     cl_asked a;
     int rc = cl_session_ask(s, q, cl_seed_mix(o->seed, cl_hash_str(q->id)), header, &a, err);
@@ -309,7 +309,7 @@ int cl_interview_run(const cl_bank *b, sqlite3 *db, const cl_interview_opts *o, 
                        "lowers it and brings a follow-up. Answers are discussed in the scorecard.\n",
                        "%s模拟面试%s · 方向 %s · %d 分钟 · 最多 %d 道题%s。\n"
                        "从难度 2 开始：答得好就升一级，答得弱就降一级并追问一题。答案在最后的评分卡中讲解。\n"),
-            cl_c(out, CL_BOLD), cl_c0(out), cl_track_name(o->track), o->minutes, max_main,
+            cl_c(out, CL_BOLD), cl_c0(out), cl_track_title(o->track, io->lang), o->minutes, max_main,
             o->with_lab ? CL_TR(io->lang, ", then a coding exercise", "，之后是一道编程题") : "");
     if (theory(b, db, o, io, r, theory_s, max_main, err))
         return -1;

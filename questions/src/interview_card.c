@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "grader/result.h"
+#include "i18n.h"
 #include "questions/interview.h"
 
 #define WEAK_TOPIC 0.7 /* a topic below 70% is a weak area */
@@ -57,7 +58,7 @@ static void card_header(const cl_interview_opts *o, const cl_interview_result *r
                               "level reached %d/5 · score %.0f%% (weighted by difficulty)%s\n",
                            "== 评分卡 ==\n方向 %s · %d 道题%s（其中追问 %d 道%s）· 用时 %d:%02d · 达到难度 %d/5 · "
                            "得分 %.0f%%（按难度加权）%s\n"),
-                 cl_track_name(o->track), t->asked, CL_TR(L, t->asked == 1 ? "" : "s", ""), follow,
+                 cl_track_title(o->track, L), t->asked, CL_TR(L, t->asked == 1 ? "" : "s", ""), follow,
                  CL_TR(L, follow == 1 ? "" : "s", ""), secs / 60, secs % 60, r->level, r->score,
                  r->out_of_time ? CL_TR(L, " · time ran out", " · 时间到") : "");
 }
@@ -73,27 +74,36 @@ static int card_topics(const cl_interview_result *r, cl_lang L, cl_strbuf *sb, c
     qsort(sorted, (size_t)nt, sizeof *sorted, by_score);
     if (nt)
         cl_sb_append(sb, CL_TR(L, "Per topic:\n", "各主题：\n"));
+    int col = 16; /* the titles' column, in display width (a Chinese character is two) */
     for (int i = 0; i < nt; i++) {
+        int w = cl_text_width(cl_topic_display(&sorted[i].title, sorted[i].topic, L));
+        col = w > col ? w : col;
+    }
+    for (int i = 0; i < nt; i++) {
+        const char *name = cl_topic_display(&sorted[i].title, sorted[i].topic, L);
         double pct = sorted[i].asked ? 100.0 * sorted[i].points / sorted[i].asked : 0;
         char bar[11];
         int filled = (int)(pct / 10 + 0.5);
         for (int k = 0; k < 10; k++)
             bar[k] = k < filled ? '#' : '.';
         bar[10] = '\0';
-        cl_sb_printf(sb, CL_TR(L, "  %-16s %s %3.0f%%  %d question%s, up to difficulty %d\n",
-                               "  %-16s %s %3.0f%%  %d 道题%s，最高难度 %d\n"),
-                     sorted[i].topic, bar, pct, sorted[i].asked, CL_TR(L, sorted[i].asked == 1 ? "" : "s", ""),
+        cl_sb_printf(sb, CL_TR(L, "  %s%*s %s %3.0f%%  %d question%s, up to difficulty %d\n",
+                               "  %s%*s %s %3.0f%%  %d 道题%s，最高难度 %d\n"),
+                     name, col - cl_text_width(name), "", bar, pct, sorted[i].asked, CL_TR(L, sorted[i].asked == 1 ? "" : "s", ""),
                      sorted[i].max_difficulty);
     }
 
+    const char *weak_name[3]; /* titles, for reading; weak[] keeps the ids, for commands */
     int nweak = 0;
     for (int i = 0; i < nt && nweak < 3; i++)
-        if (sorted[i].asked && sorted[i].points / sorted[i].asked < WEAK_TOPIC)
+        if (sorted[i].asked && sorted[i].points / sorted[i].asked < WEAK_TOPIC) {
+            weak_name[nweak] = cl_topic_display(&sorted[i].title, sorted[i].topic, L);
             weak[nweak++] = sorted[i].topic; /* the bank's string: it outlives sorted */
+        }
     if (nweak) {
         cl_sb_append(sb, CL_TR(L, "Weakest areas:", "薄弱环节："));
         for (int i = 0; i < nweak; i++)
-            cl_sb_printf(sb, "%s%s", i ? CL_TR(L, ", ", "、") : CL_TR(L, " ", ""), weak[i]);
+            cl_sb_printf(sb, "%s%s", i ? CL_TR(L, ", ", "、") : CL_TR(L, " ", ""), weak_name[i]);
         cl_sb_append(sb, "\n");
     } else if (t->asked) {
         cl_sb_append(sb, CL_TR(L, "No weak area: every topic scored 70% or more.\n",
@@ -115,7 +125,9 @@ static int card_missed(const cl_interview_result *r, cl_lang L, cl_strbuf *sb)
                 continue;
             char ans[256];
             excerpt(r->items[i].expected, 160, ans, sizeof ans);
-            cl_sb_printf(sb, "  %s (%s, %s %d%s): %.0f%% — %s %s\n", r->items[i].q->id, r->items[i].q->topic,
+            cl_sb_printf(sb, CL_TR(L, "  %s (%s, %s %d%s): %.0f%% — %s %s\n", "  %s（%s，%s %d%s）：%.0f%% — %s%s\n"),
+                         r->items[i].q->id,
+                         cl_topic_display(&r->items[i].q->topic_title, r->items[i].q->topic, L),
                          CL_TR(L, "difficulty", "难度"), r->items[i].q->difficulty,
                          r->items[i].follow_up ? CL_TR(L, ", follow-up", "，追问") : "", r->items[i].score * 100,
                          CL_TR(L, "answer:", "答案："), ans);

@@ -28,6 +28,12 @@ const char *cl_qtext_get(const cl_qtext *t, cl_lang lang)
     return t->zh ? t->zh : "";
 }
 
+const char *cl_topic_display(const cl_qtext *title, const char *topic, cl_lang lang)
+{
+    const char *s = title ? cl_qtext_get(title, lang) : "";
+    return *s ? s : topic ? topic : "";
+}
+
 static const char *const kind_names[CL_KIND_N] = {"recall", "understand", "apply", "analyse"};
 
 const char *cl_qkind_name(cl_qkind k)

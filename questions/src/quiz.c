@@ -38,7 +38,7 @@ int cl_quiz_run(const cl_bank *b, sqlite3 *db, const cl_quiz_opts *o, cl_io *io,
         char header[256];
         snprintf(header, sizeof header, CL_TR(io->lang, "[%d/%d] %s · difficulty %d · %s",
                                                       "[%d/%d] %s · 难度 %d · %s"),
-                 i + 1, n, q->topic, q->difficulty, q->id);
+                 i + 1, n, cl_topic_display(&q->topic_title, q->topic, io->lang), q->difficulty, q->id);
         cl_asked a;
         rc = cl_session_ask(&s, q, cl_seed_mix(o->seed, cl_hash_str(q->id)), header, &a, err);
         if (rc != 0 || r->ended_early)

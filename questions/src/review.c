@@ -36,7 +36,7 @@ int cl_review_run(const cl_bank *b, sqlite3 *db, const cl_review_opts *o, cl_io 
         snprintf(header, sizeof header,
                  CL_TR(io->lang, "[%d/%d] review · %s · %s (seen %d×, %d lapse%s)",
                        "[%d/%d] 复习 · %s · %s（已复习 %d 次，遗忘 %d 次%s）"),
-                 i + 1, n, q->topic, q->id, cards[i].reps, cards[i].lapses,
+                 i + 1, n, cl_topic_display(&q->topic_title, q->topic, io->lang), q->id, cards[i].reps, cards[i].lapses,
                  CL_TR(io->lang, cards[i].lapses == 1 ? "" : "s", ""));
         /* a new draw every review: mix in the review count */
         uint64_t seed = cl_seed_mix(cl_seed_mix(o->seed, cl_hash_str(q->id)), (uint64_t)cards[i].reps);

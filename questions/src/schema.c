@@ -21,6 +21,7 @@ typedef struct loader {
     int problems;
     const char *file;  /* arena copy of the path */
     const char *topic; /* arena copy of the topic name */
+    cl_qtext title;    /* the topic's title, given to each of its questions */
 } loader;
 
 static void problem(loader *L, const cl_ynode *n, const char *fmt, ...)
@@ -682,6 +683,7 @@ static void parse_question(loader *L, cl_ynode *qn)
     q.file = L->file;
     q.line = cl_yaml_line(qn);
     q.topic = L->topic;
+    q.topic_title = L->title;
 
     parse_id(L, qn, &q);
     cl_ynode *fam = cl_yaml_get(L->y, qn, "family");
@@ -749,6 +751,7 @@ int cl_bank_load_file(cl_bank *b, const char *path, cl_report_fn report, void *c
     cl_ynode *title = need(&L, root, "title");
     if (title)
         parse_text(&L, title, "title", &t.title);
+    L.title = t.title;
 
     int first = b->nq;
     cl_ynode *qs = need(&L, root, "questions");

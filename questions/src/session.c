@@ -27,6 +27,7 @@ void cl_tally_add(cl_session_result *r, const cl_question *q, const cl_grade *g)
         t = &r->topics[r->ntopics++];
         memset(t, 0, sizeof *t);
         t->topic = q->topic;
+        t->title = q->topic_title;
     }
     if (t) {
         t->asked++;

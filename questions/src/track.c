@@ -1,6 +1,7 @@
 /* track.c: the interview tracks (cuda, inference, compiler): their names, the question
  * topics each asks about and the labs each prefers. */
 #include "questions/track.h"
+#include "questions/question.h"
 
 #include <string.h>
 
@@ -31,6 +32,14 @@ int cl_track_parse(const char *name, cl_track *out)
 }
 
 const char *cl_track_name(cl_track t) { return (unsigned)t < CL_NTRACKS ? track_names[t] : "?"; }
+
+static const cl_qtext track_titles[CL_NTRACKS] = {
+    {"CUDA programming", "CUDA 编程"}, {"LLM inference", "大模型推理"}, {"ML compilers", "AI 编译器"}};
+
+const char *cl_track_title(cl_track t, cl_lang lang)
+{
+    return (unsigned)t < CL_NTRACKS ? cl_qtext_get(&track_titles[t], lang) : "?";
+}
 
 const char *const *cl_track_topics(cl_track t)
 {

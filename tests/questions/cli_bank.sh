@@ -44,7 +44,7 @@ if cmp -s q11 q12; then fail "quiz --seed 11 and 12: the same generated question
 printf '1\n' | "$CUDALAB" quiz --bank "$RB" --id fx-gen-grid >first 2>err
 has first "1 question added to your review deck" "family missed"
 printf '\n' | "$CUDALAB" review --all --bank "$RB" >rev 2>err; status_is $? 0 "review the family"
-has rev "review · softmax · fx-gen-grid" "review asks the family"
+has rev "review · Softmax fixtures · fx-gen-grid" "review asks the family (its topic by title)"
 # the review draw is another instance than the quiz's
 sed -n '/fx-gen-grid/,/Enter skips/p' first | sed 1d >p1
 sed -n '/fx-gen-grid/,/Enter skips/p' rev | sed 1d >p2

@@ -60,16 +60,16 @@ has out "Score: 1.0/1" "quiz without a database"
 
 # ---- review ---------------------------------------------------------------------------------
 "$CUDALAB" review --status >out 2>err; status_is $? 0 "review status"
-has out "Review deck: 1 card, 0 due now; next in 10 minutes" "review status"
+has out "Review deck: 1 card, 0 due now; the next one is due in 10 minutes" "review status"
 "$CUDALAB" review --bank "$GOOD" </dev/null >out 2>err
-has out "Nothing due: 1 card in the deck, the next one in 10 minutes" "review nothing due"
+has out "Nothing due: 1 card in the deck, the next one is due in 10 minutes" "review nothing due"
 NOW=$(( $(date +%s) + 700 ))
 printf '32\n' | CUDALAB_NOW=$NOW "$CUDALAB" review --bank "$GOOD" >out 2>err; status_is $? 0 "review"
-has out "review · warps · fx-warp-size" "review"
+has out "review · Warps (fixture) · fx-warp-size" "review (the topic by its title)"
 has out "Reviewed: 1.0/1 (100%)" "review"
 CUDALAB_NOW=$NOW "$CUDALAB" review --status >out 2>err
-has out "Review deck: 1 card, 0 due now; next in" "review rescheduled"
-has out "next in 24 hours" "review rescheduled a day later (the shortest interval)"
+has out "Review deck: 1 card, 0 due now; the next one is due in" "review rescheduled"
+has out "is due in 24 hours" "review rescheduled a day later (the shortest interval)"
 printf '1\n' | "$CUDALAB" review --bank "$GOOD" --all --answers - >out 2>err
 has out "Reviewed: 0.0/1" "review --all"
 
@@ -129,7 +129,8 @@ yes 0 | head -20 >wrong.txt
 status_is $? 0 "interview weak"
 has out "[follow-up" "interview weak: follow-up"
 has out "level reached 1/5" "interview ramps down"
-has out "Weakest areas: warps" "interview scorecard"
+has out "Weakest areas: Ramp" "interview scorecard (the topic by its title)"
+has out "cudalab quiz --topic warps" "interview study next (the topic by its id)"
 has out "cudalab quiz --id ramp-d2-" "interview study next"
 # the scorecard also goes to the progress database
 printf 'b\n' | "$CUDALAB" interview --bank "$GOOD" --no-lab --questions 1 --seed 9 >out 2>err

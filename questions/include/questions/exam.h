@@ -41,6 +41,7 @@ typedef struct cl_paper {
     int n;
     cl_shown *items;
     uint64_t fingerprint;
+    cl_qtext topics_shown; /* the spec's topics by title, "; "-separated (titles hold commas); "" = all */
     cl_arena arena;
 } cl_paper;
 

@@ -57,6 +57,7 @@ typedef struct cl_kwgroup {
 typedef struct cl_question {
     const char *id;
     const char *topic;
+    cl_qtext topic_title; /* the topic file's `title` (empty in a question built by hand) */
     const char *file; /* where it was defined, for messages */
     int line;
     int difficulty;  /* 1..5 */
@@ -111,6 +112,8 @@ const char *cl_unit_text(const char *unit, cl_lang lang);
 int cl_qtype_parse(const char *name);
 /* The text in lang, falling back to English. Never NULL. */
 const char *cl_qtext_get(const cl_qtext *t, cl_lang lang);
+/* The name a person reads for a question's topic: its title in lang, else the topic id. */
+const char *cl_topic_display(const cl_qtext *title, const char *topic, cl_lang lang);
 /* Does the question carry this tag? */
 int cl_question_has_tag(const cl_question *q, const char *tag);
 /* Number of tags two questions share. */

@@ -17,6 +17,7 @@
 
 typedef struct cl_topic_tally {
     const char *topic;
+    cl_qtext title; /* the topic's title (cl_topic_display shows it) */
     int asked;
     double points; /* sum of scores */
     int max_difficulty;
