@@ -121,7 +121,8 @@ static int run(quiz_args *a)
         cl_cli_json_print(cl_cli_session_json("quiz", a->qo.seed, &r));
     } else {
         FILE *o = stdout;
-        fprintf(o, "\n%s%s%s %.1f/%d (%.0f%%) · %d %s · %d %s · %d %s · %d %s · seed %llu\n",
+        fprintf(o, lang == CL_LANG_ZH ? "\n%s%s%s%.1f/%d（%.0f%%）· %d %s · %d %s · %d %s · %d %s · seed %llu\n"
+                                      : "\n%s%s%s %.1f/%d (%.0f%%) · %d %s · %d %s · %d %s · %d %s · seed %llu\n",
                 cl_c(o, CL_BOLD), cl_tr_lang(lang, "Score:"), cl_c0(o), r.points, r.asked,
                 r.asked ? 100.0 * r.points / r.asked : 0.0, r.right, cl_tr_lang(lang, "right"), r.partial,
                 cl_tr_lang(lang, "partly"), r.wrong, cl_tr_lang(lang, "wrong"), r.skipped,

@@ -125,19 +125,19 @@ static void write_question(cl_question *q, int d, double peak, double bw, const 
         q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte runs "
                                           "on %s. On the roofline, is it memory-bound or compute-bound?",
                                        fmt_ai(a, ai), machine_en);
-        q->prompt.zh = cl_arena_printf(a, "某 kernel（核函数）的算术强度为 %s FLOP/字节，运行在%s上。按 roofline 模型，"
+        q->prompt.zh = cl_arena_printf(a, "某 kernel（核函数）的算术强度为 %s FLOP/字节，运行在%s 上。按 roofline 模型，"
                                           "它是访存受限还是计算受限？", fmt_ai(a, ai), machine_zh);
     } else {
         if (w->kern_en) {
             q->prompt.en = cl_arena_printf(a, "Consider %s on %s. By the roofline model, what throughput "
                                               "can it reach at best, in TFLOP/s?", w->kern_en, machine_en);
-            q->prompt.zh = cl_arena_printf(a, "在%s上运行%s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
+            q->prompt.zh = cl_arena_printf(a, "在%s 上运行 %s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
                                            machine_zh, w->kern_zh);
         } else {
             q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte "
                                               "runs on %s. By the roofline model, what throughput can it "
                                               "reach at best, in TFLOP/s?", ais, machine_en);
-            q->prompt.zh = cl_arena_printf(a, "某 kernel（核函数）的算术强度为 %s FLOP/字节，运行在%s上。按 roofline "
+            q->prompt.zh = cl_arena_printf(a, "某 kernel（核函数）的算术强度为 %s FLOP/字节，运行在%s 上。按 roofline "
                                               "模型，它最多能达到多少 TFLOP/s？", ais, machine_zh);
         }
         cl_gen_numeric(q, att, 0, 0.02, "TFLOP/s");

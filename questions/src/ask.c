@@ -222,7 +222,7 @@ void cl_show_feedback(const cl_io *io, const cl_shown *s, const cl_asked *a)
     if (g->status == CL_GRADE_EMPTY) {
         fprintf(o, "%s– %s%s\n", cl_c(o, CL_YELLOW), CL_TR(L, "Skipped.", "已跳过。"), cl_c0(o));
     } else if (g->status == CL_GRADE_UNREADABLE) {
-        fprintf(o, "%s✗ %s '%s': %s%s\n", cl_c(o, CL_RED), CL_TR(L, "Could not read", "无法识别"),
+        fprintf(o, CL_TR(L, "%s✗ %s '%s': %s%s\n", "%s✗ %s「%s」：%s%s\n"), cl_c(o, CL_RED), CL_TR(L, "Could not read", "无法识别"),
                 a->answer, g->message, cl_c0(o));
     } else if (g->score >= 0.999) {
         fprintf(o, "%s✓ %s%s\n", cl_c(o, CL_GREEN), CL_TR(L, "Right.", "正确。"), cl_c0(o));
