@@ -131,8 +131,10 @@ static void write_question(cl_question *q, int d, double peak, double bw, const 
         if (w->kern_en) {
             q->prompt.en = cl_arena_printf(a, "Consider %s on %s. By the roofline model, what throughput "
                                               "can it reach at best, in TFLOP/s?", w->kern_en, machine_en);
-            q->prompt.zh = cl_arena_printf(a, "在%s 上运行 %s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
-                                           machine_zh, w->kern_zh);
+            /* a space before a Latin word only (house style: none between Chinese characters) */
+            const char *sp = (unsigned char)w->kern_zh[0] < 0x80 ? " " : "";
+            q->prompt.zh = cl_arena_printf(a, "在%s 上运行%s%s。按 roofline 模型，它最多能达到多少 TFLOP/s？",
+                                           machine_zh, sp, w->kern_zh);
         } else {
             q->prompt.en = cl_arena_printf(a, "A kernel with an arithmetic intensity of %s FLOP/byte "
                                               "runs on %s. By the roofline model, what throughput can it "
