@@ -1,6 +1,6 @@
 /* cmd_watch.c: cudalab watch [LAB]: the edit-test loop in one window. Re-tests the
  * workspace's solution on every save (inotify on the workspace folder, not polling),
- * shows the first failing case and how far the student has come (cases passed, best tier
+ * shows the first failing case (its mismatch report in short) and how far the student has come (cases passed, best tier
  * so far), and takes keys for the next hint, a bench and a submit. On a terminal the keys
  * act at once (raw mode); otherwise (--lines, or stdin not a terminal) one key a line.
  * Quits on q, Ctrl-C, or when the workspace disappears. Every test is recorded in the
@@ -26,8 +26,11 @@
 #include "db.h"
 #include "grader/grade.h"
 #include "grader/history.h"
+#include "grader/mismatch.h"
 #include "grader/workspace.h"
 #include "term.h"
+
+#define WATCH_ROWS 5 /* elements of the first failing case shown */
 
 static volatile sig_atomic_t g_stop;
 static struct termios g_saved_tty;
@@ -107,6 +110,11 @@ static void show(watch *w, const cl_result *r)
         printf(CL_T("  first failing case: %s%s%s: %s\n"), B, first->name, Z, first->message ? first->message : first->status);
         if (first->where && first->has_values)
             printf(CL_T("    at %s: expected %.9g, got %.9g\n"), first->where, first->expected, first->got);
+        if (first->mismatch) { /* what went wrong, in short: the first few elements, the largest, the guess */
+            json_t *m = json_loads(first->mismatch, 0, NULL);
+            cl_mismatch_print_lang(m, "    ", WATCH_ROWS, cl_lang_current(), stdout);
+            json_decref(m);
+        }
     } else if (!ok && r->detail) {
         /* a compile error and the like: its first lines */
         int lines = 0;

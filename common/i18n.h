@@ -15,6 +15,9 @@ const char *cl_tr(const char *en) __attribute__((format_arg(1)));
 /* The text for lang. */
 const char *cl_tr_lang(cl_lang lang, const char *en) __attribute__((format_arg(2)));
 #define CL_T(en) cl_tr(en)
+/* Marks a text for the catalogue where it is translated later, not here (a format that
+ * travels with its arguments and is said again in the reader's language). */
+#define CL_N(en) (en)
 
 /* Display width of UTF-8 text on a terminal (CJK and full-width forms count 2). */
 int cl_text_width(const char *s);

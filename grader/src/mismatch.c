@@ -3,9 +3,13 @@
  * checker walks its output, or as whole arrays (cl_mismatch_f32 and friends). */
 #include "grader/mismatch.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "i18n.h"
 
 static const long long tiles[CL_MM_NTILES] = {8, 16, 32, 64, 128, 256};
 
@@ -138,6 +142,17 @@ int cl_mm_add(cl_mm_acc *a, long long i, double e, double g, int ok)
 
 /* ---- pattern guesses, the clearest first ---- */
 
+static void set_pattern(cl_mm_report *r, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_pattern(cl_mm_report *r, const char *id, const char *fmt, ...)
+{
+    snprintf(r->pattern_id, sizeof r->pattern_id, "%s", id);
+    r->pattern_fmt = fmt;
+    va_list ap;
+    va_start(ap, fmt);
+    cl_mm_vformat(r->pattern, sizeof r->pattern, r->pattern_args, sizeof r->pattern_args, fmt, ap);
+    va_end(ap);
+}
+
 static int guess_partial_tile(cl_mm_acc *a)
 {
     cl_mm_report *r = &a->rep;
@@ -158,11 +173,10 @@ static int guess_partial_tile(cl_mm_acc *a)
             }
         }
     if (best_d >= 0) {
-        strcpy(r->pattern_id, "partial_tile");
-        snprintf(r->pattern, sizeof r->pattern,
-                 "only the last partial tile is wrong: every wrong element has %s >= %lld (%s = %lld is not a "
-                 "multiple of %lld): check the bounds for the last block",
-                 dim_name(s, best_d), best_full, dim_name(s, best_d), s->dims[best_d], tiles[best_t]);
+        set_pattern(r, "partial_tile",
+                    CL_N("only the last partial tile is wrong: every wrong element has %s >= %lld (%s = %lld is not "
+                         "a multiple of %lld): check the bounds for the last block"),
+                    dim_name(s, best_d), best_full, dim_name(s, best_d), s->dims[best_d], tiles[best_t]);
         return 1;
     }
     /* the edge tiles of several dimensions (a grid rounded down in each): the tightest */
@@ -179,22 +193,32 @@ static int guess_partial_tile(cl_mm_acc *a)
             best_full = tight;
         }
     }
-    if (best_t >= 0) {
-        int t = best_t;
-        char dims[128] = "";
-        size_t len = 0;
-        for (int d = 0; d < s->ndims; d++)
-            if (a->edge[d][t])
-                len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%s >= %lld", len ? " or " : "",
-                                        dim_name(s, d), s->dims[d] / tiles[t] * tiles[t]);
-        strcpy(r->pattern_id, "partial_tile");
-        snprintf(r->pattern, sizeof r->pattern,
-                 "only the last partial tiles are wrong: every wrong element has %s (tiles of %lld): check the "
-                 "bounds for the last blocks (a grid rounded down, or a missing bounds check)",
-                 dims, tiles[t]);
-        return 1;
-    }
-    return 0;
+    if (best_t < 0)
+        return 0;
+    int t = best_t, n = 0, dd[3];
+    for (int d = 0; d < s->ndims; d++)
+        if (a->edge[d][t])
+            dd[n++] = d;
+#define EDGE(k) dim_name(s, dd[k]), s->dims[dd[k]] / tiles[t] * tiles[t]
+    if (n == 1)
+        set_pattern(r, "partial_tile",
+                    CL_N("only the last partial tiles are wrong: every wrong element has %s >= %lld (tiles of %lld): "
+                         "check the bounds for the last blocks (a grid rounded down, or a missing bounds check)"),
+                    EDGE(0), tiles[t]);
+    else if (n == 2)
+        set_pattern(r, "partial_tile",
+                    CL_N("only the last partial tiles are wrong: every wrong element has %s >= %lld or %s >= %lld "
+                         "(tiles of %lld): check the bounds for the last blocks (a grid rounded down, or a missing "
+                         "bounds check)"),
+                    EDGE(0), EDGE(1), tiles[t]);
+    else
+        set_pattern(r, "partial_tile",
+                    CL_N("only the last partial tiles are wrong: every wrong element has %s >= %lld or %s >= %lld or "
+                         "%s >= %lld (tiles of %lld): check the bounds for the last blocks (a grid rounded down, or a "
+                         "missing bounds check)"),
+                    EDGE(0), EDGE(1), EDGE(2), tiles[t]);
+#undef EDGE
+    return 1;
 }
 
 static int guess(cl_mm_acc *a, const void *E, const void *G, getter get)
@@ -207,20 +231,23 @@ static int guess(cl_mm_acc *a, const void *E, const void *G, getter get)
     /* NaN or Inf where the answer is finite */
     if (r->nonfinite == r->wrong) {
         int tail = a->nan_wrong == r->wrong && a->max_ok < a->min_bad && r->total == a->size;
-        strcpy(r->pattern_id, tail && a->min_bad == 0 ? "unwritten" : tail ? "unwritten_tail" : "nonfinite");
         if (tail && a->min_bad == 0)
-            snprintf(r->pattern, sizeof r->pattern,
-                     "no element of %s was written (all still hold the NaN poison): did the kernel run at all? "
-                     "(a grid of 0 blocks, an early return, a launch error not checked)", A);
+            set_pattern(r, "unwritten",
+                        CL_N("no element of %s was written (all still hold the NaN poison): did the kernel run at "
+                             "all? (a grid of 0 blocks, an early return, a launch error not checked)"), A);
         else if (tail)
-            snprintf(r->pattern, sizeof r->pattern,
-                     "%s[%lld..%lld] are NaN, the poison outputs start with: the end of the output was never written",
-                     A, a->min_bad, a->size - 1);
+            set_pattern(r, "unwritten_tail",
+                        CL_N("%s[%lld..%lld] are NaN, the poison outputs start with: the end of the output was never "
+                             "written"), A, a->min_bad, a->size - 1);
+        else if (r->nonfinite == 1)
+            set_pattern(r, "nonfinite",
+                        CL_N("1 element is NaN or Inf where the answer is finite: an exp() overflow (subtract the "
+                             "maximum first), a division by zero, or an element never written (outputs start as NaN)"));
         else
-            snprintf(r->pattern, sizeof r->pattern,
-                     "%lld element%s where the answer is finite: an exp() overflow (subtract the maximum first), "
-                     "a division by zero, or an element never written (outputs start as NaN)",
-                     r->nonfinite, r->nonfinite == 1 ? " is NaN or Inf" : "s are NaN or Inf");
+            set_pattern(r, "nonfinite",
+                        CL_N("%lld elements are NaN or Inf where the answer is finite: an exp() overflow (subtract the "
+                             "maximum first), a division by zero, or an element never written (outputs start as NaN)"),
+                        r->nonfinite);
         return 1;
     }
     /* transposed (square 2-D, whole arrays only) */
@@ -230,39 +257,38 @@ static int guess(cl_mm_acc *a, const void *E, const void *G, getter get)
             if (!elem_ok(get(E, i), get(G, i), &r->tol))
                 match += elem_ok(get(E, (i % R) * R + i / R), get(G, i), &r->tol);
         if (match == r->wrong) {
-            strcpy(r->pattern_id, "transposed");
-            snprintf(r->pattern, sizeof r->pattern, "%s looks transposed: %s[%s][%s] holds the answer for [%s][%s]", A,
-                     A, dim_name(s, 0), dim_name(s, 1), dim_name(s, 1), dim_name(s, 0));
+            set_pattern(r, "transposed", CL_N("%s looks transposed: %s[%s][%s] holds the answer for [%s][%s]"), A, A,
+                        dim_name(s, 0), dim_name(s, 1), dim_name(s, 1), dim_name(s, 0));
             return 1;
         }
     }
     if (a->zero_wrong == r->wrong) {
-        strcpy(r->pattern_id, "zeros");
-        snprintf(r->pattern, sizeof r->pattern,
-                 "every wrong element is 0: written by a path that skipped the work (an early return, a block that "
-                 "did not run, a missing accumulation)");
+        set_pattern(r, "zeros",
+                    CL_N("every wrong element is 0: written by a path that skipped the work (an early return, a block "
+                         "that did not run, a missing accumulation)"));
         return 1;
     }
     if (r->wrong < 2)
         return 0;
+    const char *row = dim_name(s, s->ndims >= 2 ? s->ndims - 2 : 0);
     if (a->one_factor) {
-        strcpy(r->pattern_id, "one_factor");
         if (a->rows_wrong == 1 && s->ndims >= 2)
-            snprintf(r->pattern, sizeof r->pattern, "every wrong element is in %s %lld and off by the same factor "
-                     "(got = %.6g x expected): that %s's normalisation (sum, max, mean or variance) is wrong",
-                     dim_name(s, s->ndims - 2), a->first_row % s->dims[s->ndims - 2], a->f0, dim_name(s, s->ndims - 2));
+            set_pattern(r, "one_factor",
+                        CL_N("every wrong element is in %s %lld and off by the same factor (got = %.6g x expected): "
+                             "that %s's normalisation (sum, max, mean or variance) is wrong"),
+                        row, a->first_row % s->dims[s->ndims - 2], a->f0, row);
         else
-            snprintf(r->pattern, sizeof r->pattern, "every wrong element is off by the same factor (got = %.6g x "
-                     "expected): a scale applied twice or not at all", a->f0);
+            set_pattern(r, "one_factor",
+                        CL_N("every wrong element is off by the same factor (got = %.6g x expected): a scale applied "
+                             "twice or not at all"), a->f0);
     } else if (a->one_offset) {
-        strcpy(r->pattern_id, "one_offset");
-        snprintf(r->pattern, sizeof r->pattern, "every wrong element is off by the same amount (%+.6g): an initial value "
-                 "or a bias added twice or not at all", a->o0);
+        set_pattern(r, "one_offset",
+                    CL_N("every wrong element is off by the same amount (%+.6g): an initial value or a bias added "
+                         "twice or not at all"), a->o0);
     } else if (a->per_row) {
-        strcpy(r->pattern_id, "row_factor");
-        snprintf(r->pattern, sizeof r->pattern, "each wrong %s is off by one factor of its own: the per-%s "
-                 "normalisation (sum, max, mean or variance) is wrong", dim_name(s, s->ndims - 2),
-                 dim_name(s, s->ndims - 2));
+        set_pattern(r, "row_factor",
+                    CL_N("each wrong %s is off by one factor of its own: the per-%s normalisation (sum, max, mean or "
+                         "variance) is wrong"), row, row);
     } else {
         return 0;
     }
@@ -307,6 +333,189 @@ long long cl_mismatch_f16(const uint16_t *e, const uint16_t *g, const cl_mm_shap
     return compare(e, g, get_f16, s, t, r);
 }
 
+/* ---- texts that travel with their format and arguments (cl_mm_format, cl_mm_say) ---- */
+
+typedef struct conv {
+    char spec[24]; /* '%', flags, width, precision: no length, no letter */
+    int longs;     /* l: 1, ll: 2 */
+    char c;        /* the letter */
+    size_t len;    /* characters of the conversion in the format */
+} conv;
+
+/* The conversion at p ('%'). -1 when it is not one cl_mm_format takes. */
+static int parse_conv(const char *p, conv *cv)
+{
+    const char *q = p + 1;
+    size_t k = 0;
+    cv->spec[k++] = '%';
+    while (*q && strchr("-+ #0", *q) && k < 8)
+        cv->spec[k++] = *q++;
+    while (isdigit((unsigned char)*q) && k < 12)
+        cv->spec[k++] = *q++;
+    if (*q == '.') {
+        cv->spec[k++] = *q++;
+        while (isdigit((unsigned char)*q) && k < 18)
+            cv->spec[k++] = *q++;
+    }
+    cv->spec[k] = '\0';
+    cv->longs = 0;
+    while (*q == 'l') {
+        cv->longs++;
+        q++;
+    }
+    cv->c = *q;
+    if (!*q || !strchr("dicsefg%", *q) || isdigit((unsigned char)*q))
+        return -1;
+    cv->len = (size_t)(q + 1 - p);
+    return 0;
+}
+
+static void put(char *out, size_t n, size_t *len, const char *s, size_t sn)
+{
+    if (*len + 1 >= n)
+        return;
+    if (sn > n - 1 - *len)
+        sn = n - 1 - *len;
+    memcpy(out + *len, s, sn);
+    *len += sn;
+    out[*len] = '\0';
+}
+
+/* one value by a conversion: the spec with "ll" for integers */
+static int conv_int(char *buf, size_t n, const conv *cv, long long v)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "%sll%c", cv->spec, cv->c == 'i' ? 'd' : cv->c);
+    if (cv->c == 'c')
+        snprintf(spec, sizeof spec, "%sc", cv->spec);
+    return cv->c == 'c' ? snprintf(buf, n, spec, (int)v) : snprintf(buf, n, spec, v);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static int conv_dbl(char *buf, size_t n, const conv *cv, double v)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "%s%c", cv->spec, cv->c);
+    return snprintf(buf, n, spec, v);
+}
+
+static int conv_str(char *buf, size_t n, const conv *cv, const char *v)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "%ss", cv->spec);
+    return snprintf(buf, n, spec, v);
+}
+#pragma GCC diagnostic pop
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+void cl_mm_vformat(char *text, size_t n, char *args, size_t argn, const char *fmt, va_list ap)
+{
+    json_t *a = json_array();
+    size_t len = 0;
+    char buf[512];
+    if (n)
+        text[0] = '\0';
+    for (const char *p = fmt; *p;) {
+        const char *pc = strchr(p, '%');
+        if (!pc) {
+            put(text, n, &len, p, strlen(p));
+            break;
+        }
+        put(text, n, &len, p, (size_t)(pc - p));
+        conv cv;
+        if (parse_conv(pc, &cv)) { /* not for this function: the rest as it is */
+            put(text, n, &len, pc, strlen(pc));
+            break;
+        }
+        p = pc + cv.len;
+        int w = 0;
+        if (cv.c == '%') {
+            put(text, n, &len, "%", 1);
+            continue;
+        } else if (cv.c == 'd' || cv.c == 'i' || cv.c == 'c') {
+            long long v = cv.longs >= 2 ? va_arg(ap, long long) : cv.longs ? va_arg(ap, long) : va_arg(ap, int);
+            w = conv_int(buf, sizeof buf, &cv, v);
+            json_array_append_new(a, json_integer(v));
+        } else if (cv.c == 's') {
+            const char *v = va_arg(ap, const char *);
+            w = conv_str(buf, sizeof buf, &cv, v ? v : "(null)");
+            json_array_append_new(a, json_string(v ? v : "(null)"));
+        } else {
+            double v = va_arg(ap, double);
+            w = conv_dbl(buf, sizeof buf, &cv, v);
+            json_array_append_new(a, num(v));
+        }
+        if (w > 0)
+            put(text, n, &len, buf, (size_t)w < sizeof buf ? (size_t)w : sizeof buf - 1);
+    }
+    char *js = json_dumps(a, JSON_COMPACT);
+    if (argn)
+        snprintf(args, argn, "%s", js && strlen(js) < argn ? js : "");
+    free(js);
+    json_decref(a);
+}
+
+void cl_mm_format(char *text, size_t n, char *args, size_t argn, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cl_mm_vformat(text, n, args, argn, fmt, ap);
+    va_end(ap);
+}
+
+void cl_mm_say(cl_lang lang, const char *fmt, const json_t *args, const char *fallback, char *out, size_t n)
+{
+    snprintf(out, n, "%s", fallback ? fallback : "");
+    if (!fmt || !json_is_array(args))
+        return;
+    char *res = malloc(n), buf[512];
+    size_t len = 0, k = 0;
+    int ok = res != NULL;
+    if (ok)
+        res[0] = '\0';
+    for (const char *p = cl_tr_lang(lang, fmt); ok && *p;) {
+        const char *pc = strchr(p, '%');
+        if (!pc) {
+            put(res, n, &len, p, strlen(p));
+            break;
+        }
+        put(res, n, &len, p, (size_t)(pc - p));
+        conv cv;
+        if (parse_conv(pc, &cv)) {
+            ok = 0;
+            break;
+        }
+        p = pc + cv.len;
+        if (cv.c == '%') {
+            put(res, n, &len, "%", 1);
+            continue;
+        }
+        json_t *v = json_array_get(args, k++);
+        int w = -1;
+        if ((cv.c == 'd' || cv.c == 'i' || cv.c == 'c') && json_is_integer(v))
+            w = conv_int(buf, sizeof buf, &cv, json_integer_value(v));
+        else if (cv.c == 's' && json_is_string(v))
+            w = conv_str(buf, sizeof buf, &cv, json_string_value(v));
+        else if (strchr("efg", cv.c) && json_is_number(v))
+            w = conv_dbl(buf, sizeof buf, &cv, json_number_value(v));
+        else if (strchr("efg", cv.c) && json_is_string(v)) /* "nan", "inf" */
+            w = snprintf(buf, sizeof buf, "%s", json_string_value(v));
+        if (w < 0) {
+            ok = 0;
+            break;
+        }
+        put(res, n, &len, buf, (size_t)w < sizeof buf ? (size_t)w : sizeof buf - 1);
+    }
+    if (ok && k == json_array_size(args))
+        snprintf(out, n, "%s", res);
+    free(res);
+}
+
 /* ---- output: JSON, and text made from the JSON (what travels through the verdict stream) ---- */
 
 static void where(const cl_mm_shape *s, const cl_mm_elem *x, char *out, size_t n)
@@ -315,11 +524,6 @@ static void where(const cl_mm_shape *s, const cl_mm_elem *x, char *out, size_t n
     for (int d = 0; d < s->ndims && len < n; d++)
         len += (size_t)snprintf(out + len, n - len, "%s%s %lld", d ? ", " : "", dim_name(s, d), x->coord[d]);
     if (len < n) snprintf(out + len, n - len, "]");
-}
-
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
 static json_t *elem_json(const cl_mm_shape *s, const cl_mm_elem *x)
@@ -335,6 +539,18 @@ static json_t *elem_json(const cl_mm_shape *s, const cl_mm_elem *x)
     json_object_set_new(o, "abs_error", num(x->abs_err));
     json_object_set_new(o, "rel_error", num(x->rel_err));
     return o;
+}
+
+/* "format" and "args" of a text made by cl_mm_format, onto o */
+void cl_mm_set_format(json_t *o, const char *fmt, const char *args)
+{
+    json_t *a = fmt && args && args[0] ? json_loads(args, 0, NULL) : NULL;
+    if (!json_is_array(a)) {
+        json_decref(a);
+        return;
+    }
+    json_object_set_new(o, "format", json_string(fmt));
+    json_object_set_new(o, "args", a);
 }
 
 json_t *cl_mismatch_json(const cl_mm_report *r, const cl_mm_shape *s)
@@ -355,8 +571,11 @@ json_t *cl_mismatch_json(const cl_mm_report *r, const cl_mm_shape *s)
     json_object_set_new(o, "first", first);
     if (r->have_worst)
         json_object_set_new(o, "largest", elem_json(s, &r->worst));
-    if (r->pattern_id[0])
-        json_object_set_new(o, "pattern", json_pack("{s:s, s:s}", "id", r->pattern_id, "text", r->pattern));
+    if (r->pattern_id[0]) {
+        json_t *p = json_pack("{s:s, s:s}", "id", r->pattern_id, "text", r->pattern);
+        cl_mm_set_format(p, r->pattern_fmt, r->pattern_args);
+        json_object_set_new(o, "pattern", p);
+    }
     return o;
 }
 
@@ -377,6 +596,40 @@ static void fmt_num(const json_t *v, const char *fmt, char *out, size_t n)
         snprintf(out, n, "%s", json_is_string(v) ? json_string_value(v) : "?");
 }
 
+/* text of o ("text", said again in lang from "format" and "args" where they are) */
+static void said(const json_t *o, cl_lang lang, char *out, size_t n)
+{
+    cl_mm_say(lang, json_string_value(json_object_get(o, "format")), json_object_get(o, "args"), jstr(o, "text"),
+              out, n);
+}
+
+/* s in width columns, on the left or the right (CJK counts 2) */
+static void col(FILE *f, const char *s, int width, int right)
+{
+    int pad = width - cl_text_width(s);
+    if (right && pad > 0)
+        fprintf(f, "%*s", pad, "");
+    fputs(s, f);
+    if (!right && pad > 0)
+        fprintf(f, "%*s", pad, "");
+}
+
+static void row(FILE *f, const char *indent, const char *w, const char *e, const char *g, const char *ae,
+                const char *re)
+{
+    fprintf(f, "%s  ", indent);
+    col(f, w, 32, 0);
+    fputc(' ', f);
+    col(f, e, 15, 1);
+    fputc(' ', f);
+    col(f, g, 15, 1);
+    fputc(' ', f);
+    col(f, ae, 11, 1);
+    fputc(' ', f);
+    col(f, re, 11, 1);
+    fputc('\n', f);
+}
+
 static void print_elem(const json_t *x, const char *indent, FILE *f)
 {
     char e[32], g[32], ae[16], re[16];
@@ -384,56 +637,80 @@ static void print_elem(const json_t *x, const char *indent, FILE *f)
     fmt_num(json_object_get(x, "got"), "%.8g", g, sizeof g);
     fmt_num(json_object_get(x, "abs_error"), "%.3g", ae, sizeof ae);
     fmt_num(json_object_get(x, "rel_error"), "%.3g", re, sizeof re);
-    fprintf(f, "%s  %-32s %15s %15s %11s %11s\n", indent, jstr(x, "where"), e, g, ae, re);
+    row(f, indent, jstr(x, "where"), e, g, ae, re);
 }
 
-static void print_rule(const json_t *j, const char *indent, FILE *f)
+static void print_rule(const json_t *j, const char *indent, cl_lang lang, FILE *f)
 {
-    fprintf(f, "%srule broken: %s\n%s  %s\n", indent, jstr(j, "rule"), indent, jstr(j, "text"));
+    char text[1024];
+    said(j, lang, text, sizeof text);
+    fputs(indent, f);
+    fprintf(f, cl_tr_lang(lang, "rule broken: %s\n"), cl_tr_lang(lang, jstr(j, "rule")));
+    fprintf(f, "%s  %s\n", indent, text);
     json_t *ex = json_object_get(j, "example");
     if (ex && json_object_size(ex)) {
         char *s = json_dumps(ex, JSON_COMPACT | JSON_SORT_KEYS);
-        if (s)
-            fprintf(f, "%s  counterexample: %s\n", indent, s);
+        if (s) {
+            fprintf(f, "%s  ", indent);
+            fprintf(f, cl_tr_lang(lang, "counterexample: %s\n"), s);
+        }
         free(s);
     }
 }
 
-void cl_mismatch_print(const json_t *j, const char *indent, int brief, FILE *f)
+static void print_pattern(const json_t *p, const char *indent, cl_lang lang, FILE *f)
+{
+    char text[1024];
+    said(p, lang, text, sizeof text);
+    fprintf(f, "%s  ", indent);
+    fprintf(f, cl_tr_lang(lang, "pattern: %s\n"), text);
+}
+
+void cl_mismatch_print_lang(const json_t *j, const char *indent, int rows, cl_lang lang, FILE *f)
 {
     if (!json_is_object(j))
         return;
     if (!strcmp(jstr(j, "kind"), "rule")) {
-        print_rule(j, indent, f);
+        print_rule(j, indent, lang, f);
         return;
     }
     long long wrong = json_integer_value(json_object_get(j, "wrong")),
               total = json_integer_value(json_object_get(j, "total")),
               size = json_integer_value(json_object_get(j, "size"));
     json_t *tol = json_object_get(j, "tolerance");
-    fprintf(f, "%s%lld of %lld elements wrong", indent, wrong, total);
+    fputs(indent, f);
+    fprintf(f, cl_tr_lang(lang, "%lld of %lld elements wrong"), wrong, total);
     if (size > total)
-        fprintf(f, " (checked %lld of the %lld in %s)", total, size, jstr(j, "array"));
+        fprintf(f, cl_tr_lang(lang, " (checked %lld of the %lld in %s)"), total, size, jstr(j, "array"));
     if (json_is_string(json_object_get(tol, "rule")))
-        fprintf(f, " (tolerance: %s)\n", jstr(tol, "rule"));
+        fprintf(f, cl_tr_lang(lang, " (tolerance: %s)\n"), jstr(tol, "rule"));
     else
-        fprintf(f, " (tolerance |got - expected| <= %.3g + %.3g x |expected|)\n",
+        fprintf(f, cl_tr_lang(lang, " (tolerance |got - expected| <= %.3g + %.3g x |expected|)\n"),
                 json_number_value(json_object_get(tol, "abs")), json_number_value(json_object_get(tol, "rel")));
     json_t *first = json_object_get(j, "first");
     json_t *p = json_object_get(j, "pattern");
-    if (brief) {
+    if (rows <= 0) {
         if (p)
-            fprintf(f, "%s  pattern: %s\n", indent, jstr(p, "text"));
+            print_pattern(p, indent, lang, f);
         return;
     }
     if (!json_array_size(first))
         return;
-    fprintf(f, "%s  %-32s %15s %15s %11s %11s\n", indent, "where", "expected", "got", "abs err", "rel err");
+    row(f, indent, cl_tr_lang(lang, "where"), cl_tr_lang(lang, "expected"), cl_tr_lang(lang, "got"),
+        cl_tr_lang(lang, "abs err"), cl_tr_lang(lang, "rel err"));
+    long long shown = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(first, i, x) print_elem(x, indent, f);
-    if (wrong > (long long)json_array_size(first))
-        fprintf(f, "%s  ... and %lld more\n", indent, wrong - (long long)json_array_size(first));
+    json_array_foreach(first, i, x) {
+        if (shown == rows)
+            break;
+        print_elem(x, indent, f);
+        shown++;
+    }
+    if (wrong > shown) {
+        fprintf(f, "%s  ", indent);
+        fprintf(f, cl_tr_lang(lang, "... and %lld more\n"), wrong - shown);
+    }
     json_t *w = json_object_get(j, "largest");
     if (w) {
         char e[32], g[32], ae[16], re[16];
@@ -441,11 +718,17 @@ void cl_mismatch_print(const json_t *j, const char *indent, int brief, FILE *f)
         fmt_num(json_object_get(w, "got"), "%.8g", g, sizeof g);
         fmt_num(json_object_get(w, "abs_error"), "%.3g", ae, sizeof ae);
         fmt_num(json_object_get(w, "rel_error"), "%.3g", re, sizeof re);
-        fprintf(f, "%s  largest error at %s: expected %s, got %s (abs %s, rel %s)\n", indent, jstr(w, "where"), e, g,
-                ae, re);
+        fprintf(f, "%s  ", indent);
+        fprintf(f, cl_tr_lang(lang, "largest error at %s: expected %s, got %s (abs %s, rel %s)\n"), jstr(w, "where"),
+                e, g, ae, re);
     }
     if (p)
-        fprintf(f, "%s  pattern: %s\n", indent, jstr(p, "text"));
+        print_pattern(p, indent, lang, f);
+}
+
+void cl_mismatch_print(const json_t *j, const char *indent, int brief, FILE *f)
+{
+    cl_mismatch_print_lang(j, indent, brief ? 0 : CL_MM_FIRST, cl_lang_current(), f);
 }
 
 void cl_mismatch_text(const cl_mm_report *r, const cl_mm_shape *s, FILE *f)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "grader/mismatch.h"
+#include "i18n.h"
 
 void cl_mm_rule_free(cl_mm_rule *r)
 {
@@ -17,6 +18,7 @@ void cl_mm_rule_free(cl_mm_rule *r)
 json_t *cl_mm_rule_json(const cl_mm_rule *r)
 {
     json_t *o = json_pack("{s:s, s:b, s:s, s:s}", "kind", "rule", "broken", r->broken, "rule", r->rule, "text", r->text);
+    cl_mm_set_format(o, r->fmt, r->args);
     if (r->example)
         json_object_set(o, "example", r->example);
     return o;
@@ -28,9 +30,10 @@ static int broken(cl_mm_rule *r, const char *rule, json_t *example, const char *
 {
     r->broken = 1;
     snprintf(r->rule, sizeof r->rule, "%s", rule);
+    r->fmt = fmt;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->text, sizeof r->text, fmt, ap);
+    cl_mm_vformat(r->text, sizeof r->text, r->args, sizeof r->args, fmt, ap);
     va_end(ap);
     r->example = example;
     return 1;
@@ -43,13 +46,13 @@ int cl_mismatch_topo(int n, const int *row_ptr, const int *col, int has_cycle, c
 {
     memset(r, 0, sizeof *r);
     if (has_cycle && status != 1)
-        return broken(r, "cycle not reported", json_pack("{s:i}", "status", status),
-                      "the graph has a cycle, but status is %d, not 1: a node whose in-degree never reaches 0 means a "
-                      "cycle (fewer than n nodes were output)", status);
+        return broken(r, CL_N("cycle not reported"), json_pack("{s:i}", "status", status),
+                      CL_N("the graph has a cycle, but status is %d, not 1: a node whose in-degree never reaches 0 means a "
+                      "cycle (fewer than n nodes were output)"), status);
     if (!has_cycle && status == 1)
-        return broken(r, "cycle reported", json_pack("{s:i}", "status", status),
-                      "status is 1 (cycle) but the graph is acyclic: count every node that reaches in-degree 0, "
-                      "including those of disconnected parts");
+        return broken(r, CL_N("cycle reported"), json_pack("{s:i}", "status", status),
+                      CL_N("status is 1 (cycle) but the graph is acyclic: count every node that reaches in-degree 0, "
+                      "including those of disconnected parts"));
     if (has_cycle)
         return 0;
     int *pos = malloc((size_t)(n > 0 ? n : 1) * sizeof *pos);
@@ -59,15 +62,15 @@ int cl_mismatch_topo(int n, const int *row_ptr, const int *col, int has_cycle, c
         int v = order[i];
         if (v < 0 || v >= n) {
             free(pos);
-            return broken(r, "permutation", json_pack("{s:i, s:i}", "position", i, "value", v),
-                          "order[%d] = %d is not a node (0..%d): the order must list every node exactly once", i, v,
+            return broken(r, CL_N("permutation"), json_pack("{s:i, s:i}", "position", i, "value", v),
+                          CL_N("order[%d] = %d is not a node (0..%d): the order must list every node exactly once"), i, v,
                           n - 1);
         }
         if (pos[v] >= 0) {
             int first = pos[v];
             free(pos);
-            return broken(r, "permutation", json_pack("{s:i, s:[i,i]}", "node", v, "positions", first, i),
-                          "node %d appears twice (order[%d] and order[%d]), so another node is missing", v, first, i);
+            return broken(r, CL_N("permutation"), json_pack("{s:i, s:[i,i]}", "node", v, "positions", first, i),
+                          CL_N("node %d appears twice (order[%d] and order[%d]), so another node is missing"), v, first, i);
         }
         pos[v] = i;
     }
@@ -83,10 +86,10 @@ int cl_mismatch_topo(int n, const int *row_ptr, const int *col, int has_cycle, c
         }
     int rc = 0;
     if (bu >= 0)
-        rc = broken(r, "edge order",
+        rc = broken(r, CL_N("edge order"),
                     json_pack("{s:[i,i], s:{s:i, s:i}}", "edge", bu, bv, "positions", "u", pos[bu], "v", pos[bv]),
-                    "edge %d -> %d, but %d comes at position %d and %d only at %d: a node may be output only after "
-                    "all its predecessors (smallest counterexample: the two nodes %d and %d with that edge)",
+                    CL_N("edge %d -> %d, but %d comes at position %d and %d only at %d: a node may be output only after "
+                    "all its predecessors (smallest counterexample: the two nodes %d and %d with that edge)"),
                     bu, bv, bv, pos[bv], bu, pos[bu], bu, bv);
     free(pos);
     return rc;
@@ -124,13 +127,13 @@ int cl_mismatch_nms(int n, const float *boxes, const float *scores, float thr, c
     for (int k = 0; k < num_kept && !rc; k++) {
         int i = keep[k];
         if (i < 0 || i >= n)
-            rc = broken(r, "index", json_pack("{s:i, s:i}", "position", k, "value", i),
-                        "keep[%d] = %d is not a box index (0..%d)", k, i, n - 1);
+            rc = broken(r, CL_N("index"), json_pack("{s:i, s:i}", "position", k, "value", i),
+                        CL_N("keep[%d] = %d is not a box index (0..%d)"), k, i, n - 1);
         else if (kept[i])
-            rc = broken(r, "index", json_pack("{s:i}", "box", i), "box %d is kept twice", i);
+            rc = broken(r, CL_N("index"), json_pack("{s:i}", "box", i), CL_N("box %d is kept twice"), i);
         else if (k > 0 && !before(scores, keep[k - 1], i))
-            rc = broken(r, "order", json_array(), "keep[%d] = %d (score %.6g) comes after keep[%d] = %d (score %.6g): kept "
-                        "boxes go by descending score, ties by lower index", k, i, scores[i], k - 1, keep[k - 1],
+            rc = broken(r, CL_N("order"), json_array(), CL_N("keep[%d] = %d (score %.6g) comes after keep[%d] = %d (score %.6g): kept "
+                        "boxes go by descending score, ties by lower index"), k, i, scores[i], k - 1, keep[k - 1],
                         scores[keep[k - 1]]);
         else
             kept[i] = 1;
@@ -140,10 +143,10 @@ int cl_mismatch_nms(int n, const float *boxes, const float *scores, float thr, c
         for (int l = 0; l < k && !rc; l++) {
             double v = iou(boxes + 4 * (size_t)keep[l], boxes + 4 * (size_t)keep[k]);
             if (v > thr)
-                rc = broken(r, "kept a suppressed box",
+                rc = broken(r, CL_N("kept a suppressed box"),
                             json_pack("{s:o, s:o, s:f, s:f}", "kept_first", box_json(boxes, scores, keep[l]), "kept_later",
                                       box_json(boxes, scores, keep[k]), "iou", v, "threshold", thr),
-                            "box %d was kept though kept box %d (higher score) overlaps it with IoU %.4f > %.4g", keep[k],
+                            CL_N("box %d was kept though kept box %d (higher score) overlaps it with IoU %.4f > %.4g"), keep[k],
                             keep[l], v, thr);
         }
     /* dropped but not suppressed: the highest-ranked such box is the smallest counterexample */
@@ -169,13 +172,13 @@ int cl_mismatch_nms(int n, const float *boxes, const float *scores, float thr, c
             if (near >= 0) {
                 json_object_set_new(ex, "nearest_kept", box_json(boxes, scores, near));
                 json_object_set_new(ex, "iou", json_real(nv));
-                rc = broken(r, "dropped a box", ex,
-                            "box %d (score %.6g) was dropped, but no higher-scoring kept box overlaps it above %.4g "
-                            "(the closest, box %d, has IoU %.4f): only a kept box suppresses", best, scores[best], thr,
+                rc = broken(r, CL_N("dropped a box"), ex,
+                            CL_N("box %d (score %.6g) was dropped, but no higher-scoring kept box overlaps it above %.4g "
+                            "(the closest, box %d, has IoU %.4f): only a kept box suppresses"), best, scores[best], thr,
                             near, nv);
             } else {
-                rc = broken(r, "dropped a box", ex,
-                            "box %d (score %.6g) was dropped, but no higher-scoring box was kept at all", best,
+                rc = broken(r, CL_N("dropped a box"), ex,
+                            CL_N("box %d (score %.6g) was dropped, but no higher-scoring box was kept at all"), best,
                             scores[best]);
             }
         }

@@ -495,6 +495,25 @@ static void junit_case(cl_strbuf *sb, const char *suite, const char *name, doubl
     cl_sb_append(sb, "</failure>\n    </testcase>\n");
 }
 
+/* A wrong case's failure text: its message, then its mismatch report in full (English,
+ * as the rest of the file). NULL when it has none. */
+static char *junit_mismatch(const char *msg, const char *mismatch)
+{
+    json_t *m = mismatch ? json_loads(mismatch, 0, NULL) : NULL;
+    if (!m)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        fprintf(f, "%s\n", msg);
+        cl_mismatch_print_lang(m, "", CL_MM_FIRST, CL_LANG_EN, f);
+        fclose(f);
+    }
+    json_decref(m);
+    return buf;
+}
+
 /* A result that holds no grade (no GPU, cudalab failed): one skipped test that says why,
  * and no score, so no CI counts it as passed or as the solution's failure. */
 static void junit_not_graded(cl_strbuf *body, const cl_result *r, const char *suite)
@@ -548,7 +567,9 @@ static void junit_suite(cl_strbuf *body, const cl_result *r, const char *suite, 
                 snprintf(msg, sizeof msg, "%.1f%% of the ceiling: below the pass tier", c->fraction * 100);
             else
                 snprintf(msg, sizeof msg, "%s", c->message ? c->message : (c->status ? c->status : "failed"));
-            junit_case(&cases, suite, name, c->ms * 1e-3, c->status ? c->status : "failed", msg, msg);
+            char *body = junit_mismatch(msg, c->mismatch);
+            junit_case(&cases, suite, name, c->ms * 1e-3, c->status ? c->status : "failed", msg, body ? body : msg);
+            free(body);
         }
     }
     /* the overall verdict, so a crash or timeout with no case lines still fails */

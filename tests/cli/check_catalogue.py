@@ -3,7 +3,7 @@
 
   check_catalogue.py SOURCE_DIR [--missing]
 
-Collects the English texts in CL_T("...") / cl_tr("...") calls and in the command table
+Collects the English texts in CL_T("...") / CL_N("...") / cl_tr("...") / cl_tr_lang(lang, "...") calls and in the command table
 (cli/command_table.c: summaries, abouts, flag help; cli/cli_help.c: exit codes) and checks
 that common/i18n_catalogue.inc has each, with the same printf conversions in the Chinese.
 --missing prints the missing ones as catalogue lines to fill in. Exit 1 when any is missing."""
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 LIT = r'"(?:[^"\\]|\\.)*"'
-CALL = re.compile(r'\b(?:CL_T|cl_tr)\(\s*((?:' + LIT + r'\s*)+)\)')
+CALL = re.compile(r'\b(?:CL_T\(|CL_N\(|cl_tr\(|cl_tr_lang\([^,()]*,)\s*((?:' + LIT + r'\s*)+)\)')
 CONV = re.compile(r'%[-+#0]*\*?\d*(?:\.\*?\d+)?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcspn%]')
 
 
@@ -22,7 +22,9 @@ def join(lits):
 
 def strings(src):
     found = set()
-    for path in list(src.glob("cli/*.c")) + list(src.glob("common/*.c")) + [src / "grader/src/report.c"]:
+    for path in list(src.glob("cli/*.c")) + list(src.glob("common/*.c")) + [src / "grader/src/report.c",
+                                                                   src / "grader/src/mismatch.c",
+                                                                   src / "grader/src/mismatch_rules.c"]:
         text = path.read_text(encoding="utf-8")
         for m in CALL.finditer(text):
             found.add(join(m.group(1)))

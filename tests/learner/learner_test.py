@@ -439,6 +439,53 @@ def test_watch_tty():
         e.cleanup()
 
 
+def test_watch_mismatch():
+    """On a terminal, watch shows the first failing case's mismatch report in short (the
+    first five elements, the largest error, the guess), in English and with --lang zh."""
+    import pty
+    import select
+    e = Env("watchmm")
+    try:
+        ws = e.workspace("softmax_host_nomax", lab="softmax")
+        for lang, want, not_want in (
+                ("en", ["first failing case: 1000 x 1000, +-1e4", "elements wrong", "where", "out[row 0, col 3]",
+                        "... and ", "largest error at out[row 0, col 3]: expected 0, got nan",
+                        "pattern: ", "where the answer is finite: an exp() overflow"],
+                 ["out[row 0, col 16]"]),  # the sixth wrong element: only five shown
+                ("zh", ["个元素错误", "位置", "期望值", "out[row 0, col 3]", "…… 另有 ",
+                        "最大误差在 out[row 0, col 3]：期望 0，实际 nan", "推测：",
+                        "在答案有限处为 NaN 或 Inf：exp() 溢出"],
+                 ["out[row 0, col 16]", "elements wrong", "pattern: ", "largest error at"])):
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.chdir(ws)
+                os.execve(A.cudalab, [A.cudalab, "watch", "--runner", A.runner, "--seed", "20260401",
+                                      "--lang", lang], e.env)
+            out = b""
+            run, key = ("== run 1", "keys:") if lang == "en" else ("== 第 1 次运行", "按键：")
+            run, key = run.encode(), key.encode()
+            deadline = time.time() + 240
+            while run not in out or key not in out.split(run, 1)[1]:
+                r, _, _ = select.select([fd], [], [], max(deadline - time.time(), 0))
+                if not r:
+                    raise AssertionError(f"{lang}: no report on the terminal: {out.decode(errors='replace')}")
+                try:
+                    out += os.read(fd, 4096)
+                except OSError:
+                    raise AssertionError(f"{lang}: terminal closed: {out.decode(errors='replace')}")
+            text = out.decode(errors="replace")
+            for w in want:
+                check(w in text, f"{lang}: {w!r} not shown:\n{text}")
+            for w in not_want:
+                check(w not in text, f"{lang}: {w!r} shown:\n{text}")
+            os.write(fd, b"q")
+            _, status = os.waitpid(pid, 0)
+            check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"{lang}: exit status {status}")
+            os.close(fd)
+    finally:
+        e.cleanup()
+
+
 # ---------------------------------------------------------------- install
 
 def tree_state(root):

@@ -3,7 +3,9 @@
 planted wrong solution of a real lab through the host-backend runner, once as text and once
 with --json, and the report of its first failing case must say what is wrong: how many
 elements of how many, the first ten in the lab's terms, the largest error, the pattern
-guessed (or, for nms and topo_sort, the rule broken and its counterexample).
+guessed (or, for nms and topo_sort, the rule broken and its counterexample). The text run
+also writes --junit, whose failing testcase must carry the report. LAB_zh: the text in
+Chinese (--lang zh): its labels, the guess or the rule, and no English left of them.
 
 usage: mismatch_test.py --cudalab BIN --runner BIN --solutions DIR --source DIR LAB
 Exit 0 pass, 1 fail.
@@ -15,6 +17,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 SEED = "20260401"
 
@@ -115,6 +118,31 @@ def lab_topo_sort(case, m, text):
     check(f"edge {u} -> {v}" in m["text"] and "rule broken: edge order" in text, "text")
 
 
+def lab_paged_attention(case, m, text):
+    # returns at once with the output cleared: the first case fails, every element 0
+    elements(m, "out", ["seq", "head", "dim"])
+    check(case["name"] == "one sequence, context 1", case["name"])
+    check(m["pattern"]["id"] == "zeros" and m["wrong"] == m["total"], m.get("pattern"))
+    check(all(e["got"] == 0 for e in m["first"]), "got 0")
+    check("out[seq 0, head 0, dim 0]" in text and "every wrong element is 0" in text, "text")
+
+
+# --lang zh: the labels, and the guess or the rule said in Chinese (its English gone)
+def zh_softmax_nomax(case, m, text):
+    for s in ("个元素错误", "位置", "期望值", "实际值", "最大误差在 out[row 0", "推测：",
+              "在答案有限处为 NaN 或 Inf：exp() 溢出（先减去最大值）"):
+        check(s in text, f"{s!r} not in the Chinese text")
+    for s in ("elements wrong", "largest error at", "pattern:", "where the answer is finite"):
+        check(s not in text, f"{s!r} still in the Chinese text")
+
+
+def zh_topo_sort(case, m, text):
+    u, v = m["example"]["edge"]
+    for s in ("违反的规则：边的顺序", f"边 {u} -> {v}，但 {v} 在位置", "反例："):
+        check(s in text, f"{s!r} not in the Chinese text")
+    check("rule broken" not in text and "a node may be output only" not in text, "English left")
+
+
 LABS = {
     "reduce": ("reduce", "reduce_host_dropped_tail", lab_reduce),
     "transpose": ("transpose", "transpose_host_partial_tile", lab_transpose),
@@ -124,7 +152,25 @@ LABS = {
     "iou": ("iou", "det_iou_host_tail", lab_iou),
     "nms": ("nms", "det_nms_host_dead_suppress", lab_nms),
     "topo_sort": ("topo_sort", "topo_sort_host_by_id", lab_topo_sort),
+    "paged_attention": ("paged_attention", "paged_attention_host_early_return", lab_paged_attention),
+    "softmax_nomax_zh": ("softmax", "softmax_host_nomax", zh_softmax_nomax),
+    "topo_sort_zh": ("topo_sort", "topo_sort_host_by_id", zh_topo_sort),
 }
+
+
+def junit(path, case, m):
+    """The failing testcase of the first wrong case carries the report (English)."""
+    tc = [t for t in ET.parse(path).getroot().iter("testcase") if t.get("name") == "test " + case["name"]]
+    check(len(tc) == 1, f"no testcase 'test {case['name']}' in {path}")
+    f = tc[0].find("failure")
+    check(f is not None and f.text, "the testcase has no failure text")
+    if m["kind"] == "rule":
+        check(f"rule broken: {m['rule']}" in f.text and m["text"] in f.text, f.text)
+    else:
+        check(f"{m['wrong']} of {m['total']} elements wrong" in f.text and "largest error at" in f.text, f.text)
+        check(m["first"][0]["where"] in f.text, f.text)
+        if "pattern" in m:
+            check(m["pattern"]["text"] in f.text, f.text)
 REPORT = None
 
 
@@ -137,6 +183,7 @@ def main():
     A = ap.parse_args()
     lab, solution, checker = LABS[A.test]
     d = tempfile.mkdtemp(prefix="cudalab-mismatch-")
+    txt = None
     env = dict(os.environ, CUDALAB_HOME=A.source, CUDALAB_DB=os.path.join(d, "p.db"), NO_COLOR="1",
                XDG_CACHE_HOME=os.path.join(d, "cache"), XDG_DATA_HOME=os.path.join(d, "data"))
     base = [A.cudalab, "test", lab, os.path.join(A.solutions, solution + ".so"), "--runner", A.runner,
@@ -146,14 +193,24 @@ def main():
         check(js.returncode == 1, f"--json exit {js.returncode}: {js.stderr[-2000:]}")
         REPORT = json.loads(js.stdout)
         check(REPORT["verdict"] == "wrong", REPORT["verdict"])
-        txt = subprocess.run(base, env=env, cwd=d, capture_output=True, text=True, timeout=900)
-        check(txt.returncode == 1, f"text exit {txt.returncode}")
+        xml = os.path.join(d, "junit.xml")
+        lang = ["--lang", "zh"] if A.test.endswith("_zh") else ["--lang", "en"]
+        txt = subprocess.run(base + ["--junit", xml] + lang, env=env, cwd=d, capture_output=True, text=True,
+                             timeout=900)
+        check(txt.returncode == 1, f"text exit {txt.returncode}: {txt.stderr[-2000:]}")
         case = first_wrong(REPORT)
         check("mismatch" in case, f"case '{case['name']}' has no mismatch report")
         check(len(json.dumps(case["mismatch"])) < 16384, "the report is bounded")
-        checker(case, case["mismatch"], txt.stdout)
+        m = case["mismatch"]
+        said = m if m["kind"] == "rule" else m.get("pattern")  # a first case may have no guess
+        check(not said or (said.get("format") and isinstance(said.get("args"), list)),
+              "the guess travels with format and args")
+        checker(case, m, txt.stdout)
+        junit(xml, case, m)
     except (AssertionError, KeyError, StopIteration, ValueError) as e:
         print(f"FAIL {A.test}: {type(e).__name__}: {e}")
+        if txt is not None:
+            print(txt.stdout[:4000])
         if REPORT:
             print(json.dumps(first_wrong(REPORT).get("mismatch"), indent=1)[:4000])
         return 1

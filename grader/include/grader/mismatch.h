@@ -16,8 +16,12 @@
 #define CUDALAB_MISMATCH_H
 
 #include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "lang.h"
 
 #define CL_MM_FIRST 10
 
@@ -47,7 +51,9 @@ typedef struct cl_mm_report {
     cl_mm_elem worst;                  /* largest absolute error (a non-finite one first) */
     cl_mm_tol tol;
     char pattern_id[32];               /* "" when no guess */
-    char pattern[320];
+    char pattern[320];                 /* the guess in English */
+    const char *pattern_fmt;           /* its format (a catalogue key) and arguments, to say it */
+    char pattern_args[256];            /* again in the reader's language (cl_mm_say) */
 } cl_mm_report;
 
 /* ---- element by element, as a checker walks its output (any order, any subset) ---- */
@@ -80,6 +86,26 @@ json_t *cl_mm_acc_json(const cl_mm_acc *a);
 /* Prints a report made by cl_mm_acc_json or cl_mm_rule_json (as it came through the
  * verdict stream), each line after indent; brief: only the counts and the guess. */
 void cl_mismatch_print(const json_t *report, const char *indent, int brief, FILE *f);
+/* The same in lang, with at most rows of the first elements (0: only the counts and the
+ * guess, as brief; CL_MM_FIRST: all). */
+void cl_mismatch_print_lang(const json_t *report, const char *indent, int rows, cl_lang lang, FILE *f);
+
+/* ---- texts said again in the reader's language ----
+ * The judge writes a guess or a rule in English; the text travels with its format (a key of
+ * common/i18n_catalogue.inc, marked CL_N) and its arguments as a JSON array, so cudalab can
+ * say it in Chinese. Conversions: %d %i %c %s %e %f %g, with flags, width, precision, l/ll. */
+
+/* text <- fmt and its arguments (English); args <- the arguments as a compact JSON array
+ * ("" when they do not fit in argn). */
+void cl_mm_format(char *text, size_t n, char *args, size_t argn, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void cl_mm_vformat(char *text, size_t n, char *args, size_t argn, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+/* The text in lang: fmt's translation filled from args (a JSON array, or its text). The
+ * fallback (the English text) when there is no fmt, or args do not fit its conversions. */
+void cl_mm_say(cl_lang lang, const char *fmt, const json_t *args, const char *fallback, char *out, size_t n);
+/* Sets "format" and "args" (args: cl_mm_format's JSON text) on a report's JSON object o. */
+void cl_mm_set_format(json_t *o, const char *fmt, const char *args);
 
 /* ---- whole arrays ---- */
 
@@ -102,6 +128,8 @@ typedef struct cl_mm_rule {
     int broken;        /* 0: the answer is valid */
     char rule[64];     /* "edge order", "permutation", "cycle reported", "suppression", ... */
     char text[512];    /* the rule in words, with the smallest counterexample */
+    const char *fmt;   /* text's format and arguments (cl_mm_format) */
+    char args[256];
     json_t *example;   /* the counterexample as data (owned; cl_mm_rule_free) */
 } cl_mm_rule;
 
