@@ -116,7 +116,7 @@ ROWS = [
     dict(name="test-host-good-zh", lang="zh", env=FIXTURES, args=["test", "selftest", "{build}/test-solutions/good.so"] + HOST,
          out=["正确  全部 3 个正确性用例通过"], not_out=["correctness cases passed"]),
     dict(name="test-host-hang", env=FIXTURES, args=["test", "selftest", "{build}/test-solutions/hang.so"] + HOST, rc=1,
-         out=["selftest  Vector scale (engine self-test)   seed", "TIMEOUT  timed out after 5 s (the whole process group "
+         out=["selftest  Scale a vector (engine self-test)   seed", "TIMEOUT  timed out after 5 s (the whole process group "
               "was killed) in case n=1"]),
     dict(name="test-typo-lab", args=["test", "reduc", "--reference"], rc=2, err=["did you mean reduce"]),
     dict(name="bench-arch-refused", setup=[GPU_H100], args=["bench", "reduce", "--reference", "--arch", "sm_80"],
