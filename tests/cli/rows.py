@@ -259,6 +259,8 @@ ROWS = [
          args=["lint", "--questions-only", "--bank", "{tmp}/work", "--seeds", "{src}/docs/seed-questions.md"],
          rc=1, err=["1 problem"], not_out=["not covered"]),
     dict(name="lint-labs-zh", lang="zh", args=["lint", "--labs-only"]),
+    dict(name="lint-syntax-error-zh", lang="zh", setup=["file:bad.yaml=" + BAD_YAML], args=["lint", "bad.yaml"], rc=1,
+         out=["bad.yaml:4:11：YAML 语法错误："], err=["1 处问题"], not_out=["YAML syntax error"]),
     dict(name="lint-stats", args=["lint", "--questions-only", "--stats", "--no-seeds", "--samples", "1"],
          out=["| "], err=["kinds:"]),
     dict(name="lint-seed-map", args=["lint", "--seed-map", "--no-seeds", "--samples", "2"]),
