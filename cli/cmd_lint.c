@@ -32,7 +32,13 @@ static void report(void *ctx, const char *msg)
     ((lint_ctx *)ctx)->problems++;
     if (strstr(msg, "YAML syntax error") || strstr(msg, "cannot open") || strstr(msg, "cannot read"))
         ((lint_ctx *)ctx)->unreadable++;
-    printf("%s\n", msg);
+    /* "file:line:col: YAML syntax error: <libyaml's words>": the fixed words in the user's language */
+    static const char syntax[] = ": YAML syntax error: ";
+    const char *at = strstr(msg, syntax);
+    if (at)
+        printf("%.*s%s%s\n", (int)(at - msg), msg, CL_T(": YAML syntax error: "), at + strlen(syntax));
+    else
+        printf("%s\n", msg);
 }
 
 int cmd_lint(int argc, char **argv)

@@ -105,7 +105,7 @@ static void show(watch *w, const cl_result *r)
         for (char *v = verdict; *v; v++)
             *v = (char)toupper((unsigned char)*v);
     printf("%s%s%s  %s\n", cl_c(f, ok ? CL_GREEN : CL_RED), verdict, Z,
-           r->message ? r->message : "");
+           r->message ? cl_result_message(r) : "");
     if (first) {
         printf(CL_T("  first failing case: %s%s%s: %s\n"), B, first->name, Z, first->message ? first->message : first->status);
         if (first->where && first->has_values)

@@ -113,7 +113,7 @@ static void name_the_file(cl_result *r, const cl_class_job *job)
     char staged[160];
     const char *dot = strrchr(job->sub->entry, '.');
     snprintf(staged, sizeof staged, "%s%s", job->lab, dot && !strcasecmp(dot, ".so") ? ".so" : ".cu");
-    char **ptrs[] = {&r->message, &r->detail, &r->compile_log, &r->output, &r->sanitizer};
+    char **ptrs[] = {&r->message, &r->message_tr, &r->detail, &r->compile_log, &r->output, &r->sanitizer};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         replace_all(ptrs[i], staged, job->sub->entry);
     for (int i = 0; i < r->ncases; i++)
@@ -127,7 +127,7 @@ static void cut_paths(cl_result *r, const char *stage)
     char pre[CL_PATH_MAX + 8];
     snprintf(pre, sizeof pre, "%s/src/", stage);
     char *fields[] = {r->message, r->detail, r->compile_log, r->output, r->sanitizer};
-    char **ptrs[] = {&r->message, &r->detail, &r->compile_log, &r->output, &r->sanitizer};
+    char **ptrs[] = {&r->message, &r->message_tr, &r->detail, &r->compile_log, &r->output, &r->sanitizer};
     (void)fields;
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         cut(ptrs[i], pre);

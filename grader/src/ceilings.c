@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "grader/proc.h"
 #include "paths.h"
 
@@ -95,7 +96,8 @@ int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *, const 
         json_decref(j); /* unreadable cache: measure again */
     }
     if (progress)
-        progress(ctx, "measuring this GPU's ceilings (copy, read and write bandwidth, cuBLAS fp16) - once per GPU and driver");
+        progress(ctx, CL_T("measuring this GPU's ceilings (copy, read and write bandwidth, cuBLAS fp16) - once per GPU and "
+                           "driver"));
     json_t *j;
     const char *args[] = {"--ceilings"};
     if (cl_probe_json(args, 1, 600, &j, err))

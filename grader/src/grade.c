@@ -21,6 +21,7 @@
 #include "grader/proc.h"
 #include "grader/report.h"
 #include "grader/score.h"
+#include "i18n.h"
 #include "paths.h"
 #include "strbuf.h"
 
@@ -49,7 +50,7 @@ static void progress(grader *g, const char *fmt, ...)
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vsnprintf(buf, sizeof buf, cl_tr(fmt), ap);
     va_end(ap);
     g->o->progress(g->o->ctx, buf);
 }
@@ -502,6 +503,17 @@ static int judge_libraries(grader *g, const run_out *ro)
     return 0;
 }
 
+/* A message about how a process ended: fmt takes how it ended (%s), then the case (%s) when
+ * it names one; how in English for the report, how_tr in the user's language for the screen. */
+static void set_ending(cl_result *r, cl_verdict v, const char *fmt, const char *how, const char *how_tr,
+                       const char *where)
+{
+    char en[1024], tr[1024];
+    snprintf(en, sizeof en, fmt, how, where);
+    snprintf(tr, sizeof tr, cl_tr(fmt), how_tr, where);
+    cl_result_set2(r, v, en, tr);
+}
+
 /* How the runner ended when it gave no final verdict, or gave one that ends the run
  * before any case counts. */
 static int judge_ending(grader *g, const run_out *ro)
@@ -513,33 +525,49 @@ static int judge_ending(grader *g, const run_out *ro)
         return -1;
     }
     if (!ro->have_done) {
-        char how[256];
-        cl_proc_describe(&ro->proc, ro->timeout, how, sizeof how);
-        if (ro->proc.timed_out)
-            cl_result_set(r, CL_V_TIMEOUT, "%s%s%s", how, where ? " in case " : "", where ? where : "");
+        char how[256], how_tr[256];
+        cl_proc_describe_lang(&ro->proc, ro->timeout, CL_LANG_EN, how, sizeof how);
+        cl_proc_describe_lang(&ro->proc, ro->timeout, cl_lang_current(), how_tr, sizeof how_tr);
+        if (ro->proc.timed_out && where)
+            set_ending(r, CL_V_TIMEOUT, "%s in case %s", how, how_tr, where);
+        else if (ro->proc.timed_out)
+            set_ending(r, CL_V_TIMEOUT, "%s", how, how_tr, where);
+        else if (ro->proc.signaled && where)
+            set_ending(r, CL_V_CRASH, "the solution crashed: %s in case %s", how, how_tr, where);
         else if (ro->proc.signaled)
-            cl_result_set(r, CL_V_CRASH, "the solution crashed: %s%s%s", how, where ? " in case " : "",
-                          where ? where : "");
+            set_ending(r, CL_V_CRASH, "the solution crashed: %s", how, how_tr, where);
+        else if (where)
+            set_ending(r, CL_V_CRASH,
+                       "the run ended without a verdict (%s) in case %s: a solution must not exit the process", how,
+                       how_tr, where);
         else
-            cl_result_set(r, CL_V_CRASH,
-                          "the run ended without a verdict (%s)%s%s: a solution must not exit the process",
-                          how, where ? " in case " : "", where ? where : "");
+            set_ending(r, CL_V_CRASH, "the run ended without a verdict (%s): a solution must not exit the process",
+                       how, how_tr, where);
         absorb_cases(r, ro->cases);
         return -1;
     }
     const char *msg = ro->done_message;
     switch (cl_run_status_of(ro->done_status)) {
     case CL_RUN_MISSING_SYMBOL:
-        cl_result_set(r, CL_V_MISSING_SYMBOL, "%s", msg ? msg : "entry point not found");
+        if (msg)
+            cl_result_set(r, CL_V_MISSING_SYMBOL, "%s", msg);
+        else
+            cl_result_set(r, CL_V_MISSING_SYMBOL, "entry point not found");
         return -1;
     case CL_RUN_LOAD_ERROR:
         cl_result_set(r, CL_V_CRASH, "the solution could not be loaded: %s", msg ? msg : "");
         return -1;
     case CL_RUN_NO_DEVICE:
-        cl_result_set(r, CL_V_NO_DEVICE, "%s", msg ? msg : "no GPU");
+        if (msg)
+            cl_result_set(r, CL_V_NO_DEVICE, "%s", msg);
+        else
+            cl_result_set(r, CL_V_NO_DEVICE, "no GPU");
         return -1;
     case CL_RUN_JUDGE_ERROR:
-        cl_result_set(r, CL_V_ERROR, "%s", msg ? msg : "runner error");
+        if (msg)
+            cl_result_set(r, CL_V_ERROR, "%s", msg);
+        else
+            cl_result_set(r, CL_V_ERROR, "runner error");
         return -1;
     default:
         return 0;
@@ -568,7 +596,10 @@ static int judge_cases(grader *g, const run_out *ro, int first)
     }
     cl_run_status st = cl_run_status_of(ro->done_status);
     if (st == CL_RUN_SOLUTION_LOST || st == CL_RUN_DEVICE_LOST) {
-        cl_result_set(r, CL_V_CRASH, "%s", ro->done_message ? ro->done_message : "the solution's process ended");
+        if (ro->done_message)
+            cl_result_set(r, CL_V_CRASH, "%s", ro->done_message);
+        else
+            cl_result_set(r, CL_V_CRASH, "the solution's process ended");
         return -1;
     }
     return 0;
@@ -710,7 +741,7 @@ typedef struct yardstick {
 static void plan_shapes(grader *g, const char *so, yardstick *y)
 {
     run_out ro;
-    if (run_runner(g, so, "plan", 0, NULL, NULL, "sizing the cases of", &ro))
+    if (run_runner(g, so, "plan", 0, NULL, NULL, CL_T("sizing the cases of"), &ro))
         return;
     size_t i;
     json_t *c;
@@ -747,7 +778,7 @@ static void time_reference(grader *g, yardstick *y)
         return; /* no ratio then; the fraction of the ceiling still stands */
     }
     run_out ro;
-    if (run_runner(g, cr.so_path, "bench", 0, NULL, NULL, "timing the reference of", &ro) == 0) {
+    if (run_runner(g, cr.so_path, "bench", 0, NULL, NULL, CL_T("timing the reference of"), &ro) == 0) {
         size_t i;
         json_t *c;
         json_array_foreach(ro.cases, i, c) {
@@ -860,6 +891,7 @@ static int begin(grader *g, const cl_grade_opts *o, cl_result *r, cl_err *err)
     if (cl_lab_load(cl_home_dir(), o->lab, &g->lab, err))
         return -1;
     snprintf(r->title, sizeof r->title, "%s", g->lab.title.en);
+    snprintf(r->title_zh, sizeof r->title_zh, "%s", g->lab.title.zh ? g->lab.title.zh : "");
     r->metric = (int)g->lab.metric;
     if (!o->runner)
         cl_detect_gpu(&g->gpu);
@@ -911,7 +943,10 @@ static int stage_inspect(grader *g)
     if (g->lab.metric == CL_METRIC_TFLOPS && !g->prebuilt)
         r->tensor_cores = has_tensor_core_code(g->so);
     if (!r->did_test) {
-        cl_result_set(r, CL_V_CORRECT, "%s", g->cr.note[0] ? g->cr.note : "ready to test on a GPU of this architecture");
+        if (g->cr.note[0])
+            cl_result_set(r, CL_V_CORRECT, "no GPU found: compiled for %s (choose with --arch)", g->cr.arch);
+        else
+            cl_result_set(r, CL_V_CORRECT, "ready to test on a GPU of this architecture");
         return STOP;
     }
     if (access(g->runner, X_OK) != 0) {
@@ -932,7 +967,7 @@ static int stage_correctness(grader *g)
 {
     cl_result *r = g->r;
     run_out ro;
-    if (run_runner(g, g->so, "test", 0, NULL, NULL, "testing", &ro))
+    if (run_runner(g, g->so, "test", 0, NULL, NULL, CL_T("testing"), &ro))
         return STOP;
     g->host_backend = ro.host;
     int bad = judge_run(g, &ro, 0);
@@ -988,7 +1023,7 @@ static int stage_performance(grader *g)
     int host = g->host_backend, first_bench = r->ncases;
     for (int attempt = 0; attempt < 2; attempt++) {
         run_out ro;
-        if (run_runner(g, g->so, "bench", 0, NULL, NULL, "benchmarking", &ro))
+        if (run_runner(g, g->so, "bench", 0, NULL, NULL, CL_T("benchmarking"), &ro))
             return STOP;
         host = host || ro.host;
         int bad = judge_run(g, &ro, 1);
@@ -1027,19 +1062,31 @@ static void stage_score(grader *g)
 {
     cl_result *r = g->r;
     cl_score_total(&g->lab, r);
-    if (r->verdict == CL_V_SLOW)
-        cl_result_set(r, CL_V_SLOW, "correct, but below the pass tier (%.0f%% of %s)", g->lab.tier_pass * 100,
-                      cl_ceiling_name(g->lab.ceiling));
-    else if (r->verdict >= CL_V_PASS)
-        cl_result_set(r, r->verdict, "correct, %s tier", cl_verdict_name(r->verdict));
+    if (r->verdict == CL_V_SLOW) { /* the ceiling's name in each language */
+        const char *name = cl_ceiling_name(g->lab.ceiling);
+        char en[512], tr[512];
+        snprintf(en, sizeof en, "correct, but below the pass tier (%.0f%% of %s)", g->lab.tier_pass * 100, name);
+        snprintf(tr, sizeof tr, CL_T("correct, but below the pass tier (%.0f%% of %s)"), g->lab.tier_pass * 100,
+                 cl_tr(name));
+        cl_result_set2(r, CL_V_SLOW, en, tr);
+    } else if (r->verdict == CL_V_PASS)
+        cl_result_set(r, r->verdict, "correct, pass tier");
+    else if (r->verdict == CL_V_GOOD)
+        cl_result_set(r, r->verdict, "correct, good tier");
+    else if (r->verdict == CL_V_EXCELLENT)
+        cl_result_set(r, r->verdict, "correct, excellent tier");
     if (r->tensor_cores == 0) { /* the lab is about Tensor Cores: say so whatever the verdict */
-        char *m = r->message;
-        cl_strbuf sb;
-        cl_sb_init(&sb);
-        cl_sb_printf(&sb, "%s%snote: no Tensor Core instructions (HMMA/HGMMA) in its machine code", m ? m : "",
-                     m ? "; " : "");
-        free(m);
-        r->message = cl_sb_take(&sb);
+        const char *note = "note: no Tensor Core instructions (HMMA/HGMMA) in its machine code";
+        const char *m = r->message, *mt = cl_result_message(r);
+        cl_strbuf en, tr;
+        cl_sb_init(&en);
+        cl_sb_init(&tr);
+        cl_sb_printf(&en, "%s%s%s", m ? m : "", m ? "; " : "", note);
+        cl_sb_printf(&tr, "%s%s%s", mt ? mt : "", mt ? CL_T("; ") : "",
+                     CL_T("note: no Tensor Core instructions (HMMA/HGMMA) in its machine code"));
+        cl_result_set2(r, r->verdict, cl_sb_str(&en), cl_sb_str(&tr));
+        cl_sb_free(&en);
+        cl_sb_free(&tr);
     }
 }
 

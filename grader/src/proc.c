@@ -4,6 +4,8 @@
  * run in a forked child (cl_proc_fork, for the classroom's sandbox and workers). */
 #include "grader/proc.h"
 
+#include "i18n.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -467,14 +469,19 @@ void cl_proc_result_free(cl_proc_result *res)
     memset(res, 0, sizeof *res);
 }
 
-void cl_proc_describe(const cl_proc_result *res, double timeout_s, char *out, size_t n)
+void cl_proc_describe_lang(const cl_proc_result *res, double timeout_s, cl_lang lang, char *out, size_t n)
 {
     if (res->timed_out)
-        snprintf(out, n, "timed out after %.0f s (the whole process group was killed)", timeout_s);
+        snprintf(out, n, cl_tr_lang(lang, "timed out after %.0f s (the whole process group was killed)"), timeout_s);
     else if (res->signaled)
-        snprintf(out, n, "killed by signal %d (%s)", res->signal, strsignal(res->signal));
+        snprintf(out, n, cl_tr_lang(lang, "killed by signal %d (%s)"), res->signal, strsignal(res->signal));
     else if (res->exited)
-        snprintf(out, n, "exit code %d", res->exit_code);
+        snprintf(out, n, cl_tr_lang(lang, "exit code %d"), res->exit_code);
     else
-        snprintf(out, n, "ended in an unknown way");
+        snprintf(out, n, "%s", cl_tr_lang(lang, "ended in an unknown way"));
+}
+
+void cl_proc_describe(const cl_proc_result *res, double timeout_s, char *out, size_t n)
+{
+    cl_proc_describe_lang(res, timeout_s, CL_LANG_EN, out, n);
 }

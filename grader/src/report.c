@@ -88,6 +88,7 @@ json_t *cl_result_to_json(const cl_result *r)
     json_t *o = json_object();
     set_str(o, "lab", r->lab);
     set_str(o, "title", r->title);
+    set_str(o, "title_zh", r->title_zh[0] ? r->title_zh : NULL);
     set_str(o, "metric", cl_metric_name((cl_metric)r->metric));
     set_str(o, "solution", r->solution);
     json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
@@ -246,6 +247,8 @@ void cl_result_from_json(json_t *j, cl_result *r)
         snprintf(r->lab, sizeof r->lab, "%s", s);
     if ((s = json_string_value(json_object_get(j, "title"))))
         snprintf(r->title, sizeof r->title, "%s", s);
+    if ((s = json_string_value(json_object_get(j, "title_zh"))))
+        snprintf(r->title_zh, sizeof r->title_zh, "%s", s);
     if ((s = json_string_value(json_object_get(j, "solution"))))
         snprintf(r->solution, sizeof r->solution, "%s", s);
     const char *metric = json_string_value(json_object_get(j, "metric"));
@@ -346,13 +349,14 @@ static void print_output_tail(const cl_result *r, FILE *f)
 static void print_perf_summary(const cl_result *r, FILE *f)
 {
     const char *D = cl_c(f, CL_DIM), *Z = cl_c0(f);
-    fprintf(f, "    %s%s:%s %.1f%% of %s", D, r->aggregate == CL_AGG_SLOWEST ? "slowest case" : "geometric mean", Z,
-            r->perf_fraction * 100, cl_ceiling_name((cl_ceiling)r->ceiling));
+    fprintf(f, CL_T("    %s%s:%s %.1f%% of %s"), D,
+            r->aggregate == CL_AGG_SLOWEST ? CL_T("slowest case") : CL_T("geometric mean"), Z, r->perf_fraction * 100,
+            CL_T(cl_ceiling_name((cl_ceiling)r->ceiling)));
     if (r->perf_points > 0 || r->score > 0)
-        fprintf(f, " -> %.1f performance points", r->perf_points);
+        fprintf(f, CL_T(" -> %.1f performance points"), r->perf_points);
     if (r->limiting_case >= 0 && r->limiting_case < r->ncases) {
         const cl_case_result *c = &r->cases[r->limiting_case];
-        fprintf(f, "; held down by '%s' (%.1f%%, %s)", c->name, c->fraction * 100, c->tier ? c->tier : "-");
+        fprintf(f, CL_T("; held down by '%s' (%.1f%%, %s)"), c->name, c->fraction * 100, c->tier ? CL_T(c->tier) : "-");
     }
     fputc('\n', f);
 }
@@ -361,7 +365,8 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
 {
     const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *R = cl_c(f, CL_RED), *G = cl_c(f, CL_GREEN),
                *Z = cl_c0(f);
-    fprintf(f, "%s%s%s  %s   %sseed %llu%s\n", B, r->lab, Z, r->title, D, (unsigned long long)r->seed, Z);
+    fprintf(f, CL_T("%s%s%s  %s   %sseed %llu%s\n"), B, r->lab, Z, cl_result_title(r), D, (unsigned long long)r->seed,
+            Z);
     if (r->compiled && r->arch[0])
         fprintf(f, CL_T("  compile      %sok%s  %s%s\n"), G, Z, r->arch, r->compile_cached ? CL_T(" (cached)") : "");
     if (r->verdict == CL_V_COMPILE_ERROR && r->detail) {
@@ -383,7 +388,9 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
             int ok = cl_case_passed(c->status);
             if (ok && !verbose)
                 continue;
-            fprintf(f, "    %s%-4s%s %s", ok ? G : R, ok ? "ok" : "FAIL", Z, c->name);
+            fprintf(f, "    %s", ok ? G : R);
+            cl_fput_padded(ok ? CL_T("ok") : CL_T("FAIL"), 4, f);
+            fprintf(f, "%s %s", Z, c->name);
             if (c->shape && verbose)
                 fprintf(f, " %s(%s)%s", D, c->shape, Z);
             if (!ok) {
@@ -403,7 +410,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
         }
     }
     if (r->sanitizer)
-        fprintf(f, "  sanitizer\n%s", r->sanitizer);
+        fprintf(f, CL_T("  sanitizer\n%s"), r->sanitizer);
     int header = 0;
     for (int i = 0; i < r->ncases; i++) {
         const cl_case_result *c = &r->cases[i];
@@ -449,7 +456,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     if (!cl_verdict_ok(r->verdict) && r->verdict != CL_V_COMPILE_ERROR)
         print_output_tail(r, f);
     if (!r->did_test && r->verdict == CL_V_CORRECT) { /* cudalab compile */
-        fprintf(f, CL_T("  result       %scompiled%s  %s\n"), G, Z, r->message ? r->message : "");
+        fprintf(f, CL_T("  result       %scompiled%s  %s\n"), G, Z, r->message ? cl_result_message(r) : "");
         return;
     }
     cl_strbuf v;
@@ -464,7 +471,7 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     fprintf(f, CL_T("  verdict      %s%s%s%s"), B, cl_c(f, verdict_color(r->verdict)), cl_sb_str(&v), Z);
     cl_sb_free(&v);
     if (r->message)
-        fprintf(f, "  %s", r->message);
+        fprintf(f, "  %s", cl_result_message(r));
     fputc('\n', f);
     if (r->did_test && r->max_score > 0 && r->verdict != CL_V_ERROR && r->verdict != CL_V_NO_DEVICE)
         fprintf(f, CL_T("  score        %.1f / %.0f   %s(reproduce with --seed %llu)%s\n"), r->score, r->max_score, D,

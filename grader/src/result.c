@@ -2,6 +2,8 @@
  * result struct's lifetime. */
 #include "grader/result.h"
 
+#include "i18n.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,16 +114,37 @@ void cl_result_init(cl_result *r)
     r->limiting_case = -1;
 }
 
-void cl_result_set(cl_result *r, cl_verdict v, const char *fmt, ...)
+void cl_result_set2(cl_result *r, cl_verdict v, const char *en, const char *tr)
 {
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     r->verdict = v;
     free(r->message);
-    r->message = strdup(buf);
+    free(r->message_tr);
+    r->message = strdup(en ? en : "");
+    r->message_tr = tr && strcmp(tr, r->message) ? strdup(tr) : NULL;
+}
+
+void cl_result_set(cl_result *r, cl_verdict v, const char *fmt, ...)
+{
+    char en[4096], tr[4096];
+    const char *tfmt = cl_tr(fmt);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(en, sizeof en, fmt, ap);
+    va_end(ap);
+    tr[0] = '\0';
+    if (tfmt != fmt) {
+        va_start(ap, fmt);
+        vsnprintf(tr, sizeof tr, tfmt, ap);
+        va_end(ap);
+    }
+    cl_result_set2(r, v, en, tfmt != fmt ? tr : NULL);
+}
+
+const char *cl_result_message(const cl_result *r) { return r->message_tr ? r->message_tr : r->message; }
+
+const char *cl_result_title(const cl_result *r)
+{
+    return cl_lang_current() == CL_LANG_ZH && r->title_zh[0] ? r->title_zh : r->title;
 }
 
 static void free_case(cl_case_result *c)
@@ -146,6 +169,7 @@ void cl_case_result_clear(cl_case_result *c)
 void cl_result_free(cl_result *r)
 {
     free(r->message);
+    free(r->message_tr);
     free(r->detail);
     free(r->compile_log);
     for (int i = 0; i < r->ncases; i++)

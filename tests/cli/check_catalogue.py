@@ -3,7 +3,8 @@
 
   check_catalogue.py SOURCE_DIR [--missing]
 
-Collects the English texts in CL_T("...") / CL_N("...") / cl_tr("...") / cl_tr_lang(lang, "...") calls and in the command table
+Collects the English texts in CL_T("...") / CL_N("...") / cl_tr("...") / cl_tr_lang(lang, "...") calls,
+the formats of the grader's cl_result_set(r, verdict, "...") calls (grader/src: a report's message), and the command table
 (cli/command_table.c: summaries, abouts, flag help; cli/cli_help.c: exit codes) and checks
 that common/i18n_catalogue.inc has each, with the same printf conversions in the Chinese.
 --missing prints the missing ones as catalogue lines to fill in. Exit 1 when any is missing."""
@@ -13,6 +14,9 @@ from pathlib import Path
 
 LIT = r'"(?:[^"\\]|\\.)*"'
 CALL = re.compile(r'\b(?:CL_T\(|CL_N\(|cl_tr\(|cl_tr_lang\([^,()]*,)\s*((?:' + LIT + r'\s*)+)\)')
+# the grader's messages and progress lines: cl_result_set(r, v, "fmt"...), set_ending(r, v, "fmt"...),
+# progress(g, "fmt"...); each is translated with cl_tr(fmt) where it is shown
+RESULT_SET = re.compile(r'\b(?:cl_result_set\(\s*[^,()]+,|set_ending\(\s*[^,()]+,|progress\()\s*[^,()]+(?:\([^()]*\))?,\s*((?:' + LIT + r'\s*)+)')
 CONV = re.compile(r'%[-+#0]*\*?\d*(?:\.\*?\d+)?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcspn%]')
 
 
@@ -22,12 +26,13 @@ def join(lits):
 
 def strings(src):
     found = set()
-    for path in list(src.glob("cli/*.c")) + list(src.glob("common/*.c")) + [src / "grader/src/report.c",
-                                                                   src / "grader/src/mismatch.c",
-                                                                   src / "grader/src/mismatch_rules.c"]:
+    for path in list(src.glob("cli/*.c")) + list(src.glob("common/*.c")) + list(src.glob("grader/src/*.c")):
         text = path.read_text(encoding="utf-8")
         for m in CALL.finditer(text):
             found.add(join(m.group(1)))
+        if path.parent.name == "src":
+            for m in RESULT_SET.finditer(text):
+                found.add(join(m.group(1)))
         if path.name == "command_table.c":
             # {"name", arg, "help"} flags and the rows' summary and about texts
             for m in re.finditer(r'\{"[a-z-]+",\s*(?:NULL|"[^"]*"),\s*((?:' + LIT + r'\s*)+)\}', text):

@@ -26,6 +26,7 @@ from rows import ROWS, GLOBAL_ROWS_FLAGS  # noqa: E402
 
 SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SKIP = 77
+BUILD = ""  # the folder of the cudalab under test: cudalab-run-host and test-solutions/ (the CPU runner's .so files)
 CACHE = tempfile.mkdtemp(prefix="cudalab-e2e-cache-")  # nvcc builds, shared by the rows (keyed by content)
 
 
@@ -48,7 +49,7 @@ def base_env(tmp, row):
         if v is None:
             env.pop(k, None)
         else:
-            env[k] = v.replace("{tmp}", tmp).replace("{src}", SRC)
+            env[k] = v.replace("{tmp}", tmp).replace("{src}", SRC).replace("{build}", BUILD)
     return env
 
 
@@ -95,7 +96,7 @@ def run_row(cudalab, row, verbose):
         os.makedirs(os.path.join(tmp, "work"))
         env = base_env(tmp, row)
         cwd = setup(cudalab, tmp, env, row.get("setup", []))
-        args = [a.replace("{tmp}", tmp).replace("{src}", SRC) for a in row["args"]]
+        args = [a.replace("{tmp}", tmp).replace("{src}", SRC).replace("{build}", BUILD) for a in row["args"]]
         p = subprocess.run([cudalab] + args, cwd=cwd, env=env, capture_output=True, text=True,
                            input=row.get("stdin", ""), timeout=row.get("timeout", 300))
         problems = []
@@ -184,6 +185,8 @@ def main():
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
     cudalab = os.path.abspath(a.cudalab)
+    global BUILD
+    BUILD = os.path.dirname(cudalab)
     if a.gpu and not gpu_present():
         print("SKIPPED: no GPU visible (nvidia-smi -L found none)")
         return SKIP

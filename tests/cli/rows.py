@@ -1,7 +1,8 @@
 """rows.py: the table of the end-to-end suite (cli_e2e.py). One dict a case:
 
   name     unique; args: the cudalab arguments ({tmp}: the row's temporary folder,
-           {src}: the source tree); lang: en (default) or zh (CUDALAB_LANG=zh)
+           {src}: the source tree, {build}: the folder of the cudalab under test, with the CPU
+           runner cudalab-run-host and test-solutions/); lang: en (default) or zh (CUDALAB_LANG=zh)
   setup    steps before the run: fetch:LAB (a workspace, run inside it), file:NAME=TEXT,
            copy:SRC_PATH=NAME, fake-gpu:"9.0, NAME" (an nvidia-smi reporting that GPU),
            run:ARGS (an earlier cudalab command), config:TEXT (~/.config/cudalab/config.yaml)
@@ -19,6 +20,9 @@ MANY_ERRORS = "\\n".join(f"void f{i}() {{ undefined_name_{i}(); }}" for i in ran
 # a question file with one syntax error on line 4
 BAD_YAML = "questions:\\n  - id: a\\n    topic: [x\\n    prompt: {en: hi\\n"
 GPU_H100 = "fake-gpu:9.0, NVIDIA H100 80GB HBM3"
+# the CPU runner (host backend) grading prebuilt .so solutions of the fixture labs: a report without a GPU
+HOST = ["--runner", "{build}/cudalab-run-host", "--timeout", "5"]
+FIXTURES = {"CUDALAB_HOME": "{src}/tests/fixtures/home"}
 NO_HOME = {"HOME": None, "XDG_DATA_HOME": None, "XDG_CACHE_HOME": None, "XDG_CONFIG_HOME": None, "TMPDIR": "{tmp}"}
 
 # flags that are spelled differently from the table and need a row too
@@ -89,7 +93,31 @@ ROWS = [
          json_has={"verdict": "no_device"}),
     dict(name="submit-flags", args=["submit", "reduce", "--reference", "--seed", "3", "--timeout", "20", "--verbose",
                                     "--sanitize", "--junit", "{tmp}/s.xml", "--arch", "sm_90"], rc=3),
-    dict(name="test-no-gpu-zh", lang="zh", args=["test", "reduce", "--reference"], rc=3),
+    dict(name="test-no-gpu-zh", lang="zh", args=["test", "reduce", "--reference"], rc=3,
+         out=["达到带宽上限的求和归约", "种子", "无设备  已按 sm_80 编译；这台机器上没有 GPU 可以运行它"],
+         not_out=["Sum reduction", "seed", "there is no GPU here"]),
+    dict(name="compile-no-gpu-zh", lang="zh", args=["compile", "reduce", "--skeleton"],
+         out=["reduce  达到带宽上限的求和归约", "没有找到 GPU：按 sm_80 编译（可用 --arch 指定）"],
+         not_out=["no GPU found", "Sum reduction"]),
+    dict(name="compile-arch-zh", lang="zh", args=["compile", "reduce", "--skeleton", "--arch", "sm_90"],
+         out=["可在这种架构的 GPU 上测试"], not_out=["ready to test"]),
+    dict(name="compile-error-zh", lang="zh", setup=["fetch:reduce", "file:reduce.cu=void f( { }"], args=["compile"],
+         rc=1, out=["编译错误  nvcc 编译失败（sm_80）"], not_out=["nvcc failed"]),
+    # the JSON report stays English and keyed (message, title); the Chinese title is a field of its own
+    dict(name="test-no-gpu-json-zh", lang="zh", args=["test", "reduce", "--reference", "--json"], rc=3, json=True,
+         json_has={"verdict": "no_device", "message": "compiled for sm_80; there is no GPU here to run it",
+                   "title": "Sum reduction at the bandwidth limit", "title_zh": "达到带宽上限的求和归约"}),
+    # graded on the CPU runner: the report of a wrong, a crashing and a hanging solution in Chinese
+    dict(name="test-host-crash-zh", lang="zh", env=FIXTURES, args=["test", "selftest", "{build}/test-solutions/crash.so"] + HOST,
+         rc=1, out=["selftest  向量缩放（引擎自检）   种子", "    失败 n=1", "结论         崩溃  用例 'n=1'：", "得分"],
+         not_out=["FAIL", "case 'n=1'", "   seed "]),
+    dict(name="test-host-hang-zh", lang="zh", env=FIXTURES, args=["test", "selftest", "{build}/test-solutions/hang.so"] + HOST,
+         rc=1, out=["超时  5 秒后超时（整个进程组已被终止）（用例 n=1）"], not_out=["timed out", "in case"]),
+    dict(name="test-host-good-zh", lang="zh", env=FIXTURES, args=["test", "selftest", "{build}/test-solutions/good.so"] + HOST,
+         out=["正确  全部 3 个正确性用例通过"], not_out=["correctness cases passed"]),
+    dict(name="test-host-hang", env=FIXTURES, args=["test", "selftest", "{build}/test-solutions/hang.so"] + HOST, rc=1,
+         out=["selftest  Scale a vector (engine self-test)   seed", "TIMEOUT  timed out after 5 s (the whole process group "
+              "was killed) in case n=1"]),
     dict(name="test-typo-lab", args=["test", "reduc", "--reference"], rc=2, err=["did you mean reduce"]),
     dict(name="bench-arch-refused", setup=[GPU_H100], args=["bench", "reduce", "--reference", "--arch", "sm_80"],
          rc=2, err=["sm_80", "sm_90", "NVIDIA H100"]),
@@ -231,6 +259,8 @@ ROWS = [
          args=["lint", "--questions-only", "--bank", "{tmp}/work", "--seeds", "{src}/docs/seed-questions.md"],
          rc=1, err=["1 problem"], not_out=["not covered"]),
     dict(name="lint-labs-zh", lang="zh", args=["lint", "--labs-only"]),
+    dict(name="lint-syntax-error-zh", lang="zh", setup=["file:bad.yaml=" + BAD_YAML], args=["lint", "bad.yaml"], rc=1,
+         out=["bad.yaml:4:11：YAML 语法错误："], err=["1 处问题"], not_out=["YAML syntax error"]),
     dict(name="lint-stats", args=["lint", "--questions-only", "--stats", "--no-seeds", "--samples", "1"],
          out=["| "], err=["kinds:"]),
     dict(name="lint-seed-map", args=["lint", "--seed-map", "--no-seeds", "--samples", "2"]),

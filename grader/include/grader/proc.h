@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "lang.h"
 
 typedef struct cl_proc_opts {
     char *const *argv;        /* argv[0] is looked up in PATH when it has no '/' */
@@ -69,5 +70,7 @@ int cl_proc_fork(int (*fn)(void *ctx), void *ctx, int *pid_out, cl_err *err);
 int cl_proc_wait(int pid, int *status);
 /* "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 60 s". */
 void cl_proc_describe(const cl_proc_result *res, double timeout_s, char *out, size_t n);
+/* The same in lang (its phrases come from the catalogue). */
+void cl_proc_describe_lang(const cl_proc_result *res, double timeout_s, cl_lang lang, char *out, size_t n);
 
 #endif

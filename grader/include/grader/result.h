@@ -110,12 +110,14 @@ typedef struct cl_case_result {
 typedef struct cl_result {
     char lab[64];
     char title[256];
+    char title_zh[256];   /* the lab's Chinese title ("" when it has none) */
     int metric;           /* the lab's cl_metric, for formatting */
     char solution[4096];
     uint64_t seed;
     int did_test, did_bench, did_sanitize;
     cl_verdict verdict;
-    char *message;        /* the one line that explains the verdict */
+    char *message;        /* the one line that explains the verdict, in English (JSON, gradebook) */
+    char *message_tr;     /* the same in the user's language, or NULL when that is English */
     char *detail;         /* more: compiler log, output excerpt, sanitizer report */
     /* compile */
     int compiled, compile_cached;
@@ -152,7 +154,15 @@ void cl_result_init(cl_result *r);
 void cl_result_free(cl_result *r);
 /* Frees one case's strings and zeroes it. */
 void cl_case_result_clear(cl_case_result *c);
-/* Sets verdict and message (printf-style). */
+/* Sets verdict and message (printf-style): fmt's English into message, and its catalogue
+ * translation (cl_tr) into message_tr. fmt is a literal (tests/cli/check_catalogue.py reads
+ * the formats of every cl_result_set call in grader/src). */
 void cl_result_set(cl_result *r, cl_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Sets verdict and message from a text already in both languages (tr NULL: the same). */
+void cl_result_set2(cl_result *r, cl_verdict v, const char *en, const char *tr);
+/* The message to show the user: message_tr, else message. */
+const char *cl_result_message(const cl_result *r);
+/* The lab's title to show the user: title_zh in Chinese, else title. */
+const char *cl_result_title(const cl_result *r);
 
 #endif
