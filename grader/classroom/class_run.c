@@ -419,106 +419,139 @@ static int setup(cl_class_run *r, cl_err *err)
     return 0;
 }
 
+/* Every path of o absolute in abs: grading runs elsewhere (the stage, a Slurm node). */
+static void absolute_opts(const cl_class_opts *o, cl_class_opts *abs)
+{
+    static char b_sub[CL_PATH_MAX], b_roster[CL_PATH_MAX], b_course[CL_PATH_MAX], b_runner[CL_PATH_MAX];
+    *abs = *o;
+    abs->submissions = cl_class_abspath(o->submissions, b_sub, sizeof b_sub);
+    abs->roster = cl_class_abspath(o->roster, b_roster, sizeof b_roster);
+    abs->course_path = cl_class_abspath(o->course_path, b_course, sizeof b_course);
+    abs->runner = cl_class_abspath(o->runner, b_runner, sizeof b_runner);
+}
+
+/* What is left to grade: the submissions the gradebook has no row for under this config
+ * (the others are skipped, and said so). Fills pending (room for r->nsubs) and returns how
+ * many, or -1. */
+static int list_pending(cl_class_run *r, int *pending, cl_class_summary *sum, cl_err *err)
+{
+    int npending = 0;
+    for (int i = 0; i < r->nsubs; i++) {
+        cl_submission *s = &r->subs[i];
+        if (s->kind == CL_SUB_NONE)
+            continue;
+        int has = cl_gradebook_has(r->db, s->student, r->o->lab, s->sha256, r->config_hash, err);
+        if (has < 0)
+            return -1;
+        if (has) {
+            sum->skipped++;
+            cl_class_event(r, "skip", s->student, "already graded (same submission, same config)");
+        } else {
+            pending[npending++] = i;
+        }
+    }
+    return npending;
+}
+
+/* The sandbox hides these from every submission. */
+static void hide_from_submissions(cl_class_run *r)
+{
+    const cl_class_opts *o = r->o;
+    cl_sandbox_hide(&r->rt.sb, o->submissions);
+    cl_sandbox_hide(&r->rt.sb, r->out);
+    if (r->course.path[0])
+        cl_sandbox_hide(&r->rt.sb, r->course.path);
+    if (r->course.secret_path[0])
+        cl_sandbox_hide(&r->rt.sb, r->course.secret_path);
+    if (o->roster)
+        cl_sandbox_hide(&r->rt.sb, o->roster);
+}
+
+/* Grading on this machine: the runtime (stage, sandbox, GPUs), its stage noted for the next
+ * run to clean up, and the sandbox described. 0 or -1. */
+static int start_local(cl_class_run *r, cl_class_summary *sum, cl_err *err)
+{
+    const cl_class_opts *o = r->o;
+    cl_sandbox_mode mode = o->no_sandbox ? CL_SANDBOX_NONE : o->sandbox != CL_SANDBOX_AUTO ? o->sandbox
+                                                                                          : r->course.sandbox;
+    if (cl_class_rt_init(&r->rt, &r->lab, o->runner, o->arch, mode, r->course.sandbox_uid, r->gpus, r->ngpu, err))
+        return -1;
+    r->have_rt = 1;
+    if (note_stage(r, err))
+        return -1;
+    snprintf(sum->sandbox, sizeof sum->sandbox, "%s", r->rt.sb.describe);
+    cl_class_event(r, "note", NULL, r->rt.sb.describe);
+    return 0;
+}
+
+/* Grades the pending submissions (locally or through Slurm) as one run of the gradebook. */
+static int grade_pending(cl_class_run *r, int *pending, int npending, cl_class_summary *sum, cl_err *err)
+{
+    const cl_class_opts *o = r->o;
+    hide_from_submissions(r);
+    if (!o->slurm && start_local(r, sum, err))
+        return -1;
+    r->run_id = cl_gradebook_run_begin(r->db, o->lab, o->slurm ? "slurm" : "local", err);
+    if (r->run_id < 0)
+        return -1;
+    int rc = o->slurm ? cl_class_slurm(r, pending, npending, sum, err) : grade_local(r, pending, npending, sum, err);
+    sum->graded = r->done;
+    cl_err e2;
+    cl_gradebook_run_end(r->db, r->run_id, sum->graded, sum->skipped, sum->slurm_job, &e2);
+    return rc;
+}
+
+/* Everything the run holds: the runtime and its stage, the lock, the gradebook, the lab. */
+static void release_run(cl_class_run *r)
+{
+    if (r->have_rt) {
+        cl_class_rt_free(&r->rt);
+        remove_stale_stage(r->out);
+    }
+    if (r->lock_fd >= 0)
+        close(r->lock_fd); /* the lock goes with it */
+    free(r->subs);
+    cl_db_close(r->db);
+    if (r->have_lab)
+        cl_lab_free(&r->lab);
+    cl_course_free(&r->course);
+}
+
 int cl_class_grade(const cl_class_opts *o_in, cl_class_summary *sum, cl_err *err)
 {
     memset(sum, 0, sizeof *sum);
     double t0 = now_s();
     cl_class_absolute_home();
-    /* every path absolute: grading runs elsewhere (the stage, a Slurm node) */
-    cl_class_opts abs_o = *o_in;
-    static char b_sub[CL_PATH_MAX], b_roster[CL_PATH_MAX], b_course[CL_PATH_MAX], b_runner[CL_PATH_MAX];
-    abs_o.submissions = cl_class_abspath(o_in->submissions, b_sub, sizeof b_sub);
-    abs_o.roster = cl_class_abspath(o_in->roster, b_roster, sizeof b_roster);
-    abs_o.course_path = cl_class_abspath(o_in->course_path, b_course, sizeof b_course);
-    abs_o.runner = cl_class_abspath(o_in->runner, b_runner, sizeof b_runner);
+    cl_class_opts abs_o;
+    absolute_opts(o_in, &abs_o);
     const cl_class_opts *o = &abs_o;
     cl_class_run r;
     memset(&r, 0, sizeof r);
     r.o = o;
     r.lock_fd = -1;
+    int *pending = NULL;
     int rc = setup(&r, err);
-    int *pending = NULL, npending = 0;
-    if (rc)
-        goto done;
-    snprintf(sum->gradebook, sizeof sum->gradebook, "%s/gradebook.sqlite", r.out);
-    sum->total = r.nsubs;
-    if (o->report_only)
-        goto reports;
-    /* what is left to grade */
-    pending = calloc((size_t)(r.nsubs ? r.nsubs : 1), sizeof *pending);
-    for (int i = 0; i < r.nsubs; i++) {
-        cl_submission *s = &r.subs[i];
-        if (s->kind == CL_SUB_NONE)
-            continue;
-        int has = cl_gradebook_has(r.db, s->student, o->lab, s->sha256, r.config_hash, err);
-        if (has < 0) {
-            rc = -1;
-            goto done;
-        }
-        if (has) {
-            sum->skipped++;
-            cl_class_event(&r, "skip", s->student, "already graded (same submission, same config)");
-        } else {
-            pending[npending++] = i;
-        }
+    if (rc == 0) {
+        snprintf(sum->gradebook, sizeof sum->gradebook, "%s/gradebook.sqlite", r.out);
+        sum->total = r.nsubs;
     }
-    r.total = npending;
-    if (npending == 0)
-        goto reports;
-    /* the sandbox hides these from every submission */
-    cl_sandbox_hide(&r.rt.sb, o->submissions);
-    cl_sandbox_hide(&r.rt.sb, r.out);
-    if (r.course.path[0])
-        cl_sandbox_hide(&r.rt.sb, r.course.path);
-    if (r.course.secret_path[0])
-        cl_sandbox_hide(&r.rt.sb, r.course.secret_path);
-    if (o->roster)
-        cl_sandbox_hide(&r.rt.sb, o->roster);
-    if (!o->slurm) {
-        cl_sandbox_mode mode = o->no_sandbox ? CL_SANDBOX_NONE : o->sandbox != CL_SANDBOX_AUTO ? o->sandbox
-                                                                                              : r.course.sandbox;
-        if (cl_class_rt_init(&r.rt, &r.lab, o->runner, o->arch, mode, r.course.sandbox_uid, r.gpus, r.ngpu, err)) {
+    if (rc == 0 && !o->report_only) {
+        pending = calloc((size_t)(r.nsubs ? r.nsubs : 1), sizeof *pending);
+        int npending = list_pending(&r, pending, sum, err);
+        if (npending < 0)
             rc = -1;
-            goto done;
-        }
-        r.have_rt = 1;
-        if (note_stage(&r, err)) {
-            rc = -1;
-            goto done;
-        }
-        snprintf(sum->sandbox, sizeof sum->sandbox, "%s", r.rt.sb.describe);
-        cl_class_event(&r, "note", NULL, r.rt.sb.describe);
+        else
+            r.total = npending;
+        if (npending > 0)
+            rc = grade_pending(&r, pending, npending, sum, err);
     }
-    r.run_id = cl_gradebook_run_begin(r.db, o->lab, o->slurm ? "slurm" : "local", err);
-    if (r.run_id < 0) {
-        rc = -1;
-        goto done;
-    }
-    rc = o->slurm ? cl_class_slurm(&r, pending, npending, sum, err) : grade_local(&r, pending, npending, sum, err);
-    sum->graded = r.done;
-    cl_err e2;
-    cl_gradebook_run_end(r.db, r.run_id, sum->graded, sum->skipped, sum->slurm_job, &e2);
-    if (rc)
-        goto done;
-reports:
-    {
+    if (rc == 0) {
         cl_class_opts ro = *o;
         ro.out = r.out; /* absolute paths in the summary */
         rc = cl_class_write_reports(r.db, &ro, &r.course, r.subs, r.nsubs, sum, err);
     }
-done:
-    if (r.have_rt) {
-        cl_class_rt_free(&r.rt);
-        remove_stale_stage(r.out);
-    }
-    if (r.lock_fd >= 0)
-        close(r.lock_fd); /* the lock goes with it */
+    release_run(&r);
     free(pending);
-    free(r.subs);
-    cl_db_close(r.db);
-    if (r.have_lab)
-        cl_lab_free(&r.lab);
-    cl_course_free(&r.course);
     sum->seconds = now_s() - t0;
     return rc;
 }

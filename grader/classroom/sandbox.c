@@ -142,13 +142,11 @@ static int by_length(const void *a, const void *b)
     return (int)strlen(((const keep_fd *)a)->path) - (int)strlen(((const keep_fd *)b)->path);
 }
 
-static void build_fs(const cl_sandbox *sb, const char *stage, const char *const *keep, const char *const *protect,
-                     int out)
+/* What must stay visible, opened before anything is covered: the kept paths (an inner one
+ * folded into its outer one), shortest first, and the stage last, read-write. Returns how
+ * many; keeps has room for 24. */
+static int open_keeps(const char *stage, const char *const *keep, keep_fd *keeps, int out)
 {
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        fail(out, "cannot make the mounts private", errno);
-    /* what must stay visible, opened before anything is covered; the stage last */
-    keep_fd keeps[24];
     int nk = 0;
     for (const char *const *k = keep; k && *k && nk < 22; k++) {
         char real[CL_PATH_MAX];
@@ -176,12 +174,15 @@ static void build_fs(const cl_sandbox *sb, const char *stage, const char *const 
     for (int i = 0; i < nk; i++)
         if ((keeps[i].fd = open(keeps[i].path, O_PATH | O_CLOEXEC)) < 0)
             fail(out, "cannot open a needed folder", errno);
-    /* everything read-only (kernels >= 5.12; older ones keep their write bits) */
-    int ro = set_readonly("/", 1, 1) == 0;
-    /* covers: homes, and (as root) a folder the sandbox uid could not pass on the way to
-     * a kept path (empty, read-only later; the kept paths are bound back inside) */
+    return nk;
+}
+
+/* The folders to cover with an empty tmpfs: the homes, and (as root) a folder the sandbox
+ * uid could not pass on the way to a kept path (the kept paths are bound back inside).
+ * Returns how many; covered has room for 16 + CL_RT_KEEP_MAX. */
+static int choose_covers(const cl_sandbox *sb, const keep_fd *keeps, int nk, const char **covered)
+{
     static char extra[CL_RT_KEEP_MAX][CL_PATH_MAX];
-    const char *covered[16 + CL_RT_KEEP_MAX];
     int nc = 0;
     for (int i = 0; g_hide_roots[i]; i++)
         covered[nc++] = g_hide_roots[i];
@@ -204,6 +205,13 @@ static void build_fs(const cl_sandbox *sb, const char *stage, const char *const 
         if (!dup_)
             covered[nc++] = extra[i];
     }
+    return nc;
+}
+
+/* Covers each folder of covered that exists (the others are dropped from it); then the
+ * private /tmp, /var/tmp and /dev/shm. Returns how many covers were mounted. */
+static int mount_covers(const char **covered, int nc, int out)
+{
     for (int i = 0; i < nc;) {
         struct stat st;
         if (stat(covered[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -220,7 +228,12 @@ static void build_fs(const cl_sandbox *sb, const char *stage, const char *const 
             mount("tmpfs", g_private_tmp[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=4g") != 0)
             fail(out, "cannot make a private /tmp", errno);
     }
-    /* bind back the kept paths that were covered (outer first), and the stage always */
+    return nc;
+}
+
+/* Binds back the kept paths that were covered (outer first), and the stage always. */
+static void bind_back(const keep_fd *keeps, int nk, const char *const *covered, int nc, int out)
+{
     for (int i = 0; i < nk; i++) {
         int hidden = keeps[i].rw;
         for (int c = 0; c < nc; c++)
@@ -235,15 +248,23 @@ static void build_fs(const cl_sandbox *sb, const char *stage, const char *const 
         if (mount(src, keeps[i].path, NULL, MS_BIND | MS_REC, NULL) != 0)
             fail(out, "cannot bind a needed folder back", errno);
     }
-    /* the stage is the one place the grading may write... */
-    if (ro && set_readonly(st_keep->path, 1, 0) != 0)
+}
+
+/* The stage is the one place the grading may write, but for what the grader put there for
+ * itself (ceilings, the reference's build). ro: the whole filesystem was made read-only. */
+static void open_stage(const char *stage_path, int ro, const char *const *protect, int out)
+{
+    if (ro && set_readonly(stage_path, 1, 0) != 0)
         fail(out, "cannot make the stage writable", errno);
-    /* ...but for what the grader put there for itself (ceilings, the reference's build) */
     for (const char *const *p = protect; p && *p; p++) {
         if (bind_ro(*p, *p) != 0)
             fail(out, "cannot protect the grader's files in the stage", errno);
     }
-    /* the hidden paths: folders become empty, files empty (and all of it read-only) */
+}
+
+/* The hidden paths: folders become empty, files empty (and all of it read-only). */
+static void hide_paths(const cl_sandbox *sb, int out)
+{
     const char *empty = "/tmp/.cudalab-hidden";
     int efd = open(empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
     if (efd >= 0)
@@ -261,6 +282,26 @@ static void build_fs(const cl_sandbox *sb, const char *stage, const char *const 
                 fail(out, "cannot hide a file", errno);
         }
     }
+}
+
+/* The grading process's view of the filesystem, in this order: private mounts; the kept
+ * paths opened; everything read-only; the covers and private /tmp; the kept paths bound
+ * back; the stage writable; the hidden paths emptied; the covers read-only; a private /proc. */
+static void build_fs(const cl_sandbox *sb, const char *stage, const char *const *keep, const char *const *protect,
+                     int out)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        fail(out, "cannot make the mounts private", errno);
+    keep_fd keeps[24];
+    int nk = open_keeps(stage, keep, keeps, out);
+    /* everything read-only (kernels >= 5.12; older ones keep their write bits) */
+    int ro = set_readonly("/", 1, 1) == 0;
+    const char *covered[16 + CL_RT_KEEP_MAX];
+    int nc = choose_covers(sb, keeps, nk, covered);
+    nc = mount_covers(covered, nc, out);
+    bind_back(keeps, nk, covered, nc, out);
+    open_stage(keeps[nk - 1].path, ro, protect, out);
+    hide_paths(sb, out);
     for (int c = 0; c < nc; c++)
         if (mount(NULL, covered[c], NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
             fail(out, "cannot make the home covers read-only", errno);

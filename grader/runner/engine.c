@@ -1043,6 +1043,162 @@ static void emit_case(cl_verdict_out *vo, cl_run *run, const cl_case_conf *cc, c
     cl_verdict_emit(vo, "case", case_json(run, cc, s, ms, bs, cal));
 }
 
+/* ---- the run: plan the bench cases, load the solution, run the cases ---- */
+
+/* One bench case sized from the fixed budget, before any student code: the bytes it moves,
+ * or 0 when it could not be set up. In plan mode its dimensions are reported instead (the
+ * shapes, for yardsticks measured before any solution runs) and 0 is returned. */
+static double size_bench_case(cl_run *run, const cl_engine_opts *o, cl_verdict_out *vo, const cl_case_conf *cc)
+{
+    cl_case c = {cc, o->lab, case_seed(o, cc)};
+    void *st = calloc(1, o->checker->state_size ? o->checker->state_size : 1);
+    double bytes = 0;
+    if (st && setup_case(run, o, &c, st) == 0) {
+        bytes = run->bytes;
+        if (o->plan) {
+            json_t *d = json_array();
+            for (int k = 0; k < run->ndims; k++)
+                json_array_append_new(d, json_integer(run->dims[k]));
+            cl_verdict_emit(vo, "case", json_pack("{s:s, s:s, s:s, s:{s:o}}", "name", cc->name, "kind",
+                                                  "bench", "status", "planned", "bench", "dims", d));
+            bytes = 0;
+        }
+    }
+    if (st && o->checker->teardown)
+        o->checker->teardown(run, st);
+    release_case(run);
+    free(st);
+    return bytes;
+}
+
+/* Step 1, before any student code: each selected bench case's size, and the clock's offset
+ * for it (cal[i]). A cl_engine_rc; out->message says why for anything but OK. */
+static int plan_bench_cases(cl_run *run, const cl_engine_opts *o, cl_verdict_out *vo, calib *cal,
+                            cl_engine_outcome *out)
+{
+    for (int i = 0; i < o->lab->ncases; i++) {
+        const cl_case_conf *cc = &o->lab->cases[i];
+        if (!cc->bench || !selected(o, cc))
+            continue;
+        double bytes = size_bench_case(run, o, vo, cc);
+        if (bytes > 0 && calibrate(run, bytes, &cal[i])) {
+            release_case(run);
+            snprintf(out->message, sizeof out->message, "%s", run->error);
+            return CL_ENGINE_JUDGE_ERROR;
+        }
+    }
+    return CL_ENGINE_OK;
+}
+
+/* Step 2: the solution comes in, loaded by its own process. A cl_engine_rc. */
+static int load_solution(const cl_engine_opts *o, cl_engine_outcome *out)
+{
+    char msg[1024];
+    if (o->before_load)
+        o->before_load(o->ctx);
+    int ls = cl_link_load(o->link, msg, sizeof msg);
+    if (ls) {
+        snprintf(out->message, sizeof out->message, "%s", msg);
+        return ls < 0 ? CL_ENGINE_SOLUTION_LOST : ls == CL_LS_MISSING_SYMBOL ? CL_ENGINE_MISSING_SYMBOL
+               : ls == CL_LS_LOAD_ERROR                                      ? CL_ENGINE_LOAD_ERROR
+                                                                             : CL_ENGINE_JUDGE_ERROR;
+    }
+    if (o->after_load)
+        o->after_load(o->ctx);
+    return CL_ENGINE_OK;
+}
+
+/* A case that is not run because an earlier one lost the solution's process or the GPU. */
+static void emit_not_run(cl_verdict_out *vo, const cl_case_conf *cc, int rc)
+{
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", cc->name, "kind", cc->bench ? "bench" : "test",
+                          "status", cl_case_not_run_name(), "message",
+                          rc == CL_ENGINE_DEVICE_LOST ? "not run: the GPU was unusable after an earlier error"
+                                                      : "not run: the solution's process ended earlier");
+    cl_verdict_emit(vo, "case", j);
+}
+
+/* Why a case could not be set up, once the solution is loaded: ST_ERROR (the judge's),
+ * unless the memory or the mapping failed because of what the solution's process holds. */
+static case_status setup_failure(cl_run *run)
+{
+    if (run->share_failed) {
+        /* the budget was fixed before the solution existed: memory it holds is its own doing */
+        snprintf(run->msg, sizeof run->msg,
+                 "the judge could not allocate this case within the memory budget fixed before your code "
+                 "was loaded (%s): your process holds too much GPU memory", run->error);
+        return ST_CUDA;
+    }
+    if (run->map_failed) {
+        /* the judge made the buffers; after the solution's code has run in it, the
+         * solution's process could not take them: that process is the solution's */
+        snprintf(run->msg, sizeof run->msg, "the solution's process could not take this case's buffers (%s)",
+                 run->error);
+        return ST_CRASH;
+    }
+    return ST_ERROR;
+}
+
+/* One selected case, correctness or bench, from its start line to its verdict line and the
+ * release of its buffers. Returns its status. */
+static case_status run_case(cl_run *run, const cl_engine_opts *o, cl_verdict_out *vo, const cl_case_conf *cc,
+                            const calib *cal)
+{
+    cl_verdict_emit(vo, "case_start", json_pack("{s:s, s:s}", "name", cc->name, "kind",
+                                                cc->bench ? "bench" : "test"));
+    cl_case c = {cc, o->lab, case_seed(o, cc)};
+    void *st = calloc(1, o->checker->state_size ? o->checker->state_size : 1);
+    case_status s = ST_ERROR;
+    double ms = 0;
+    bench_stats bs;
+    memset(&bs, 0, sizeof bs);
+    if (!st)
+        cl_errorf(run, "out of host memory");
+    else if (setup_case(run, o, &c, st) == 0)
+        s = cc->bench ? run_bench(run, o->checker, st, &c, cal, &bs)
+                      : run_correctness(run, o->checker, st, c.seed, &ms);
+    else
+        s = setup_failure(run);
+    if (s == ST_ERROR && be_fatal()) {
+        s = ST_CUDA;
+        if (!run->msg[0])
+            snprintf(run->msg, sizeof run->msg, "the GPU failed while your code ran: %s",
+                     run->error[0] ? run->error : be_error());
+    }
+    emit_case(vo, run, cc, s, ms, &bs, cal);
+    if (st && o->checker->teardown)
+        o->checker->teardown(run, st);
+    release_case(run);
+    free(st);
+    return s;
+}
+
+/* Step 3: the selected cases in the lab's order, correctness and bench alike; once the
+ * solution's process or the GPU is lost, the rest are reported as not run. A cl_engine_rc. */
+static int run_cases(cl_run *run, const cl_engine_opts *o, cl_verdict_out *vo, const calib *cal,
+                     cl_engine_outcome *out)
+{
+    int rc = CL_ENGINE_OK;
+    for (int i = 0; i < o->lab->ncases; i++) {
+        const cl_case_conf *cc = &o->lab->cases[i];
+        if (!selected(o, cc))
+            continue;
+        if (rc != CL_ENGINE_OK) {
+            emit_not_run(vo, cc, rc);
+            continue;
+        }
+        case_status s = run_case(run, o, vo, cc, &cal[i]);
+        if (s == ST_CRASH || s == ST_TIMEOUT) {
+            rc = CL_ENGINE_SOLUTION_LOST;
+            snprintf(out->message, sizeof out->message, "%s", run->msg);
+        } else if (be_fatal()) {
+            rc = CL_ENGINE_DEVICE_LOST;
+            snprintf(out->message, sizeof out->message, "the GPU was unusable after an error");
+        }
+    }
+    return rc;
+}
+
 int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out *vo, cl_engine_outcome *out)
 {
     memset(out, 0, sizeof *out);
@@ -1061,118 +1217,14 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
     run->after_call = o->after_call;
     run->cb_ctx = o->ctx;
 
-    /* 1. before any student code: each bench case's size, and the clock's offset for it */
-    for (int i = 0; i < o->lab->ncases; i++) {
-        const cl_case_conf *cc = &o->lab->cases[i];
-        if (!cc->bench || !selected(o, cc))
-            continue;
-        cl_case c = {cc, o->lab, case_seed(o, cc)};
-        void *st = calloc(1, o->checker->state_size ? o->checker->state_size : 1);
-        double bytes = 0;
-        if (st && setup_case(run, o, &c, st) == 0) {
-            bytes = run->bytes;
-            if (o->plan) { /* the shapes, for yardsticks measured before any solution runs */
-                json_t *d = json_array();
-                for (int k = 0; k < run->ndims; k++)
-                    json_array_append_new(d, json_integer(run->dims[k]));
-                cl_verdict_emit(vo, "case", json_pack("{s:s, s:s, s:s, s:{s:o}}", "name", cc->name, "kind",
-                                                      "bench", "status", "planned", "bench", "dims", d));
-                bytes = 0;
-            }
-        }
-        if (st && o->checker->teardown)
-            o->checker->teardown(run, st);
-        release_case(run);
-        free(st);
-        if (bytes > 0 && calibrate(run, bytes, &cal[i])) {
-            release_case(run);
-            snprintf(out->message, sizeof out->message, "%s", run->error);
-            free(run);
-            free(cal);
-            return CL_ENGINE_JUDGE_ERROR;
+    int rc = plan_bench_cases(run, o, vo, cal, out);
+    if (rc == CL_ENGINE_OK && !o->plan) {
+        rc = load_solution(o, out);
+        if (rc == CL_ENGINE_OK) {
+            rc = run_cases(run, o, vo, cal, out);
+            reset_outcome(run);
         }
     }
-    if (o->plan) {
-        free(run);
-        free(cal);
-        return CL_ENGINE_OK;
-    }
-    /* 2. the solution comes in */
-    char msg[1024];
-    if (o->before_load)
-        o->before_load(o->ctx);
-    int ls = cl_link_load(o->link, msg, sizeof msg);
-    if (ls) {
-        snprintf(out->message, sizeof out->message, "%s", msg);
-        free(run);
-        free(cal);
-        return ls < 0 ? CL_ENGINE_SOLUTION_LOST : ls == CL_LS_MISSING_SYMBOL ? CL_ENGINE_MISSING_SYMBOL
-               : ls == CL_LS_LOAD_ERROR                                      ? CL_ENGINE_LOAD_ERROR
-                                                                             : CL_ENGINE_JUDGE_ERROR;
-    }
-    if (o->after_load)
-        o->after_load(o->ctx);
-
-    /* 3. the cases */
-    int rc = CL_ENGINE_OK;
-    for (int i = 0; i < o->lab->ncases; i++) {
-        const cl_case_conf *cc = &o->lab->cases[i];
-        if (!selected(o, cc))
-            continue;
-        if (rc != CL_ENGINE_OK) {
-            json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", cc->name, "kind", cc->bench ? "bench" : "test",
-                                  "status", cl_case_not_run_name(), "message",
-                                  rc == CL_ENGINE_DEVICE_LOST ? "not run: the GPU was unusable after an earlier error"
-                                                              : "not run: the solution's process ended earlier");
-            cl_verdict_emit(vo, "case", j);
-            continue;
-        }
-        cl_verdict_emit(vo, "case_start", json_pack("{s:s, s:s}", "name", cc->name, "kind",
-                                                    cc->bench ? "bench" : "test"));
-        cl_case c = {cc, o->lab, case_seed(o, cc)};
-        void *st = calloc(1, o->checker->state_size ? o->checker->state_size : 1);
-        case_status s = ST_ERROR;
-        double ms = 0;
-        bench_stats bs;
-        memset(&bs, 0, sizeof bs);
-        if (!st) {
-            cl_errorf(run, "out of host memory");
-        } else if (setup_case(run, o, &c, st) == 0) {
-            s = cc->bench ? run_bench(run, o->checker, st, &c, &cal[i], &bs)
-                          : run_correctness(run, o->checker, st, c.seed, &ms);
-        } else if (run->share_failed) {
-            /* the budget was fixed before the solution existed: memory it holds is its own doing */
-            s = ST_CUDA;
-            snprintf(run->msg, sizeof run->msg,
-                     "the judge could not allocate this case within the memory budget fixed before your code "
-                     "was loaded (%s): your process holds too much GPU memory", run->error);
-        } else if (run->map_failed) {
-            /* the judge made the buffers; after the solution's code has run in it, the
-             * solution's process could not take them: that process is the solution's */
-            s = ST_CRASH;
-            snprintf(run->msg, sizeof run->msg, "the solution's process could not take this case's buffers (%s)",
-                     run->error);
-        }
-        if (s == ST_ERROR && be_fatal()) {
-            s = ST_CUDA;
-            if (!run->msg[0])
-                snprintf(run->msg, sizeof run->msg, "the GPU failed while your code ran: %s",
-                         run->error[0] ? run->error : be_error());
-        }
-        emit_case(vo, run, cc, s, ms, &bs, &cal[i]);
-        if (st && o->checker->teardown)
-            o->checker->teardown(run, st);
-        release_case(run);
-        free(st);
-        if (s == ST_CRASH || s == ST_TIMEOUT) {
-            rc = CL_ENGINE_SOLUTION_LOST;
-            snprintf(out->message, sizeof out->message, "%s", run->msg);
-        } else if (be_fatal()) {
-            rc = CL_ENGINE_DEVICE_LOST;
-            snprintf(out->message, sizeof out->message, "the GPU was unusable after an error");
-        }
-    }
-    reset_outcome(run);
     free(run);
     free(cal);
     return rc;

@@ -240,10 +240,108 @@ static int load(const char *solution, const char *entry_name, int sanitized, voi
     return 0;
 }
 
-int main(int argc, char **argv)
+/* LM_MAP: a shared buffer of the judge's (inputs read-only), or the go/done words. */
+static void on_map(const cl_lmsg *m, int fd)
 {
-    const char *solution = NULL, *entry_name = NULL;
-    int sanitized = 0;
+    char err[1024];
+    err[0] = '\0';
+    int rc = -1;
+    if (m->id >= 0 && m->id < CL_MAX_SHARED && fd >= 0 && !g_bufs[m->id].ptr) {
+        void *p;
+        rc = xb_map(fd, (size_t)m->bytes, m->readonly, &p, err, sizeof err);
+        if (!rc)
+            g_bufs[m->id] = (mapped){p, (size_t)m->bytes, m->readonly};
+    } else if ((m->id == CL_MAP_GO || m->id == CL_MAP_DONE) && fd >= 0) {
+        rc = xb_map_word(m->id, fd, (size_t)m->bytes, err, sizeof err);
+    } else {
+        snprintf(err, sizeof err, "bad map request %d", (int)m->id);
+    }
+    if (fd >= 0)
+        close(fd);
+    reply(LM_ACK, rc ? 1 : 0, 0, 0, err);
+}
+
+/* LM_UNMAP_ALL: the case is over. */
+static void on_unmap_all(void)
+{
+    unmap_all();
+    reply(LM_ACK, 0, 0, 0, NULL);
+}
+
+/* LM_CALL: rebuild the arguments, arm, wait for the go (LM_GO on the host backend; the go
+ * word on the GPU), make the call between the exec's own marks, and report LM_DONE. The
+ * exec's own copy kernel (builtin) before the load, the solution's entry after it. */
+static void on_call(const cl_lmsg *m, void *entry)
+{
+    static call c;
+    char err[1024];
+    err[0] = '\0';
+    memset(&c, 0, sizeof c);
+    g_k = m->k;
+    c.entry = entry;
+    c.builtin = m->builtin;
+    if ((!c.builtin && !entry) || (c.builtin && entry)) { /* calibration only before the load */
+        reply(LM_DONE, CL_DS_BAD_CALL, m->k, 0, "call out of order");
+        return;
+    }
+    if (build_call(&c, &m->args, err, sizeof err)) {
+        reply(LM_DONE, CL_DS_BAD_CALL, m->k, 0, err);
+        return;
+    }
+    /* armed before the solution's code runs: a solution that synchronises inside its
+     * call waits for the judge's go, which comes once the judge has seen "armed" */
+    if (xb_arm(m->k, err, sizeof err)) {
+        reply(LM_DONE, CL_DS_CUDA_ERROR, m->k, 0, err);
+        return;
+    }
+    reply(LM_ARMED, 0, m->k, 0, NULL);
+    if (!xb_gated()) {
+        cl_lmsg go;
+        if (cl_lm_recv(g_sock, &go, NULL, -1) || go.type != LM_GO || go.k != m->k)
+            _exit(0);
+    }
+    cl_lm_trace("exec", "call %llu armed", (unsigned long long)m->k);
+    int rc = xb_call(m->k, do_call, &c, err, sizeof err);
+    cl_lm_trace("exec", "call %llu made (%d)", (unsigned long long)m->k, rc);
+    if (rc) {
+        reply(LM_DONE, CL_DS_CUDA_ERROR, m->k, 0, err);
+        return;
+    }
+    double ev = 0;
+    int st = xb_finish(&ev, err, sizeof err);
+    cl_lm_trace("exec", "call %llu finished (%d) %.4f ms %s", (unsigned long long)m->k, st, ev, err);
+    reply(LM_DONE, st, m->k, ev, err);
+    if (st == CL_DS_FATAL)
+        _exit(5);
+}
+
+/* The judge's messages, one at a time, until it closes the link. */
+_Noreturn static void serve(const char *solution, const char *entry_name, int sanitized)
+{
+    void *entry = NULL;
+    for (;;) {
+        cl_lmsg m;
+        int fd = -1;
+        if (cl_lm_recv(g_sock, &m, &fd, -1))
+            _exit(0); /* the judge closed the link: done */
+        switch (m.type) {
+        case LM_MAP: on_map(&m, fd); break;
+        case LM_UNMAP_ALL: on_unmap_all(); break;
+        case LM_LOAD: /* once: the jail, then the solution */
+            if (entry || load(solution, entry_name, sanitized, &entry))
+                _exit(4);
+            break;
+        case LM_CALL: on_call(&m, entry); break;
+        default: reply(LM_DONE, CL_DS_BAD_CALL, m.k, 0, "unknown message"); break;
+        }
+    }
+}
+
+/* ---- start ---- */
+
+/* Reads the options (--file-limit takes effect at once). 0, or 2 (the exit status). */
+static int parse_options(int argc, char **argv, const char **solution, const char **entry_name, int *sanitized)
+{
     static const struct option opts[] = {{"solution", required_argument, 0, 's'},
                                          {"entry", required_argument, 0, 'e'},
                                          {"sanitized", no_argument, 0, 'z'},
@@ -251,9 +349,9 @@ int main(int argc, char **argv)
                                          {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (ch == 's') solution = optarg;
-        else if (ch == 'e') entry_name = optarg;
-        else if (ch == 'z') sanitized = 1;
+        if (ch == 's') *solution = optarg;
+        else if (ch == 'e') *entry_name = optarg;
+        else if (ch == 'z') *sanitized = 1;
         else if (ch == 'F') {
             struct rlimit rl;
             rl.rlim_cur = rl.rlim_max = (rlim_t)strtoull(optarg, NULL, 10);
@@ -261,102 +359,47 @@ int main(int argc, char **argv)
         }
         else return 2;
     }
-    if (!solution || !entry_name) {
+    if (!*solution || !*entry_name) {
         fprintf(stderr, "cudalab-exec: started by cudalab-run, not by hand\n");
         return 2;
     }
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* the judge gone, the solution goes too */
-    if (getppid() == 1)
-        return 3;
+    return 0;
+}
+
+/* The device comes up, and LM_HELLO tells the judge its name (or why not). 0 or -1. */
+static int hello(void)
+{
     char name[256], err[1024] = "";
     if (xb_init(name, sizeof name, err, sizeof err)) {
         reply(LM_HELLO, 1, 0, 0, err);
-        return 3;
+        return -1;
     }
     reply(LM_HELLO, 0, 0, 0, name);
+    return 0;
+}
+
+/* A write into a read-only input names the input (on_fault) before the process dies. */
+static void catch_faults(void)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO;
     sigaction(SIGSEGV, &sa, NULL);
     sigaction(SIGBUS, &sa, NULL);
-    void *entry = NULL;
-    static call c;
-    for (;;) {
-        cl_lmsg m;
-        int fd = -1;
-        if (cl_lm_recv(g_sock, &m, &fd, -1))
-            _exit(0); /* the judge closed the link: done */
-        err[0] = '\0';
-        switch (m.type) {
-        case LM_MAP: {
-            int rc = -1;
-            if (m.id >= 0 && m.id < CL_MAX_SHARED && fd >= 0 && !g_bufs[m.id].ptr) {
-                void *p;
-                rc = xb_map(fd, (size_t)m.bytes, m.readonly, &p, err, sizeof err);
-                if (!rc)
-                    g_bufs[m.id] = (mapped){p, (size_t)m.bytes, m.readonly};
-            } else if ((m.id == CL_MAP_GO || m.id == CL_MAP_DONE) && fd >= 0) {
-                rc = xb_map_word(m.id, fd, (size_t)m.bytes, err, sizeof err);
-            } else {
-                snprintf(err, sizeof err, "bad map request %d", (int)m.id);
-            }
-            if (fd >= 0)
-                close(fd);
-            reply(LM_ACK, rc ? 1 : 0, 0, 0, err);
-            break;
-        }
-        case LM_UNMAP_ALL:
-            unmap_all();
-            reply(LM_ACK, 0, 0, 0, NULL);
-            break;
-        case LM_LOAD:
-            if (entry || load(solution, entry_name, sanitized, &entry))
-                _exit(4);
-            break;
-        case LM_CALL: {
-            memset(&c, 0, sizeof c);
-            g_k = m.k;
-            c.entry = entry;
-            c.builtin = m.builtin;
-            if ((!c.builtin && !entry) || (c.builtin && entry)) { /* calibration only before the load */
-                reply(LM_DONE, CL_DS_BAD_CALL, m.k, 0, "call out of order");
-                break;
-            }
-            if (build_call(&c, &m.args, err, sizeof err)) {
-                reply(LM_DONE, CL_DS_BAD_CALL, m.k, 0, err);
-                break;
-            }
-            /* armed before the solution's code runs: a solution that synchronises inside its
-             * call waits for the judge's go, which comes once the judge has seen "armed" */
-            if (xb_arm(m.k, err, sizeof err)) {
-                reply(LM_DONE, CL_DS_CUDA_ERROR, m.k, 0, err);
-                break;
-            }
-            reply(LM_ARMED, 0, m.k, 0, NULL);
-            if (!xb_gated()) {
-                cl_lmsg go;
-                if (cl_lm_recv(g_sock, &go, NULL, -1) || go.type != LM_GO || go.k != m.k)
-                    _exit(0);
-            }
-            cl_lm_trace("exec", "call %llu armed", (unsigned long long)m.k);
-            int rc = xb_call(m.k, do_call, &c, err, sizeof err);
-            cl_lm_trace("exec", "call %llu made (%d)", (unsigned long long)m.k, rc);
-            if (rc) {
-                reply(LM_DONE, CL_DS_CUDA_ERROR, m.k, 0, err);
-                break;
-            }
-            double ev = 0;
-            int st = xb_finish(&ev, err, sizeof err);
-            cl_lm_trace("exec", "call %llu finished (%d) %.4f ms %s", (unsigned long long)m.k, st, ev, err);
-            reply(LM_DONE, st, m.k, ev, err);
-            if (st == CL_DS_FATAL)
-                _exit(5);
-            break;
-        }
-        default:
-            reply(LM_DONE, CL_DS_BAD_CALL, m.k, 0, "unknown message");
-            break;
-        }
-    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *solution = NULL, *entry_name = NULL;
+    int sanitized = 0;
+    if (parse_options(argc, argv, &solution, &entry_name, &sanitized))
+        return 2;
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* the judge gone, the solution goes too */
+    if (getppid() == 1)
+        return 3;
+    if (hello())
+        return 3;
+    catch_faults();
+    serve(solution, entry_name, sanitized);
 }

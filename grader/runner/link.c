@@ -259,59 +259,45 @@ static cl_call_status call_failed_early(cl_link *l, const cl_lmsg *m, int rc, ch
     return CL_CALL_PROTOCOL;
 }
 
-cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double timeout_s,
-                            int (*prepare)(void *), int (*snapshot)(void *), void *ctx, cl_call_timing *t,
-                            char *msg, size_t n)
+/* The host clock (the host backend, or a GPU without the go/done words): the judge prepares, stamps t0, sends
+ * LM_GO, and stamps t1 when LM_DONE comes. */
+static cl_call_status call_host_clock(cl_link *l, uint64_t k, double timeout_s, int (*prepare)(void *),
+                                      int (*snapshot)(void *), void *ctx, cl_call_timing *t, char *msg, size_t n)
 {
-    memset(t, 0, sizeof *t);
-    msg[0] = '\0';
-    uint64_t k = l->next_k++;
-    cl_lmsg m;
+    if (prepare && prepare(ctx)) {
+        snprintf(msg, n, "%s", be_error());
+        return CL_CALL_JUDGE_ERR;
+    }
+    cl_lmsg m, r;
     memset(&m, 0, sizeof m);
-    m.type = LM_CALL;
+    m.type = LM_GO;
     m.k = k;
-    m.builtin = builtin;
-    m.args = *a;
-    cl_lm_trace("judge", "call %llu sent", (unsigned long long)k);
+    double t0 = now_ms();
     if (cl_lm_send(l->sock, &m, -1))
         return call_failed_early(l, &m, -1, msg, n);
-    cl_lmsg r;
     int rc = cl_lm_recv(l->sock, &r, NULL, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
+    double t1 = now_ms();
     if (rc == -2) {
-        snprintf(msg, n, "the solution's process did not arm call %llu within %.0f s", (unsigned long long)k,
-                 timeout_s);
+        snprintf(msg, n, "no answer from the solution's process within %.0f s", timeout_s);
         return CL_CALL_TIMEOUT;
     }
-    if (rc || r.type != LM_ARMED || r.k != k)
+    if (rc || r.type != LM_DONE || r.k != k || r.status != CL_DS_OK)
         return call_failed_early(l, &r, rc, msg, n);
-    if (!l->gated) {
-        if (prepare && prepare(ctx)) {
-            snprintf(msg, n, "%s", be_error());
-            return CL_CALL_JUDGE_ERR;
-        }
-        memset(&m, 0, sizeof m);
-        m.type = LM_GO;
-        m.k = k;
-        double t0 = now_ms();
-        if (cl_lm_send(l->sock, &m, -1))
-            return call_failed_early(l, &m, -1, msg, n);
-        rc = cl_lm_recv(l->sock, &r, NULL, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
-        double t1 = now_ms();
-        if (rc == -2) {
-            snprintf(msg, n, "no answer from the solution's process within %.0f s", timeout_s);
-            return CL_CALL_TIMEOUT;
-        }
-        if (rc || r.type != LM_DONE || r.k != k || r.status != CL_DS_OK)
-            return call_failed_early(l, &r, rc, msg, n);
-        t->bracket_ms = t1 - t0;
-        t->ev_ms = r.ev_ms;
-        if (snapshot && snapshot(ctx)) {
-            snprintf(msg, n, "%s", be_error());
-            return CL_CALL_JUDGE_ERR;
-        }
-        return CL_CALL_OK;
+    t->bracket_ms = t1 - t0;
+    t->ev_ms = r.ev_ms;
+    if (snapshot && snapshot(ctx)) {
+        snprintf(msg, n, "%s", be_error());
+        return CL_CALL_JUDGE_ERR;
     }
-    /* the GPU: the exec's stream waits for go >= k; the judge prepares, stamps t0, opens */
+    return CL_CALL_OK;
+}
+
+/* The GPU: the exec's stream waits for go >= k; the judge prepares, stamps t0, opens, waits
+ * on the host for the exec's done message, then stamps t1 and snapshots on the GPU, and
+ * settles the bracket. */
+static cl_call_status call_gpu(cl_link *l, uint64_t k, double timeout_s, int (*prepare)(void *),
+                               int (*snapshot)(void *), void *ctx, cl_call_timing *t, char *msg, size_t n)
+{
     cl_lm_trace("judge", "call %llu armed", (unsigned long long)k);
     int brc = be_sentinel_start();
     brc = brc || (prepare && prepare(ctx));
@@ -327,7 +313,8 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
      * (2.06 ms on the H100, measured: every timed run longer by that much than the same call
      * in calibration), so the judge waits here, on the host, for the exec's done message
      * (sent once the exec's whole context is idle), and only then stamps t1. */
-    rc = cl_lm_recv(l->sock, &r, NULL, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
+    cl_lmsg r;
+    int rc = cl_lm_recv(l->sock, &r, NULL, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
     cl_lm_trace("judge", "done heard (%d)", rc);
     int timed_out = 0;
     if (rc || r.type != LM_DONE || r.k != k || r.status != CL_DS_OK) {
@@ -363,6 +350,36 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
     }
     t->ev_ms = r.ev_ms;
     return CL_CALL_OK;
+}
+
+cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double timeout_s,
+                            int (*prepare)(void *), int (*snapshot)(void *), void *ctx, cl_call_timing *t,
+                            char *msg, size_t n)
+{
+    memset(t, 0, sizeof *t);
+    msg[0] = '\0';
+    uint64_t k = l->next_k++;
+    cl_lmsg m;
+    memset(&m, 0, sizeof m);
+    m.type = LM_CALL;
+    m.k = k;
+    m.builtin = builtin;
+    m.args = *a;
+    cl_lm_trace("judge", "call %llu sent", (unsigned long long)k);
+    if (cl_lm_send(l->sock, &m, -1))
+        return call_failed_early(l, &m, -1, msg, n);
+    cl_lmsg r;
+    int rc = cl_lm_recv(l->sock, &r, NULL, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
+    if (rc == -2) {
+        snprintf(msg, n, "the solution's process did not arm call %llu within %.0f s", (unsigned long long)k,
+                 timeout_s);
+        return CL_CALL_TIMEOUT;
+    }
+    if (rc || r.type != LM_ARMED || r.k != k)
+        return call_failed_early(l, &r, rc, msg, n);
+    if (!l->gated)
+        return call_host_clock(l, k, timeout_s, prepare, snapshot, ctx, t, msg, n);
+    return call_gpu(l, k, timeout_s, prepare, snapshot, ctx, t, msg, n);
 }
 
 int cl_link_selftest(cl_link *l, char *msg, size_t n)

@@ -186,6 +186,13 @@ static int done(cl_verdict_out *vo, const char *status, const char *message)
     return 0;
 }
 
+/* The done line of a run that ends before the engine runs: -1, for the caller to return. */
+static int stop(cl_verdict_out *vo, cl_run_status status, const char *message)
+{
+    done(vo, cl_run_status_name(status), message);
+    return -1;
+}
+
 /* The solution's process sits next to the judge. */
 static int exec_path(char *out, size_t n)
 {
@@ -202,16 +209,20 @@ static int exec_path(char *out, size_t n)
     return access(out, X_OK);
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct run_opts {
+    const char *yaml, *solution, *mode, *sanitize, *sanitize_log, *file_limit;
+    int fd, quick, nonly, plan;
+    const char **only; /* --case names, NULL-terminated */
+} run_opts;
+
+/* Reads the options into ro. 0, or 2 (the exit status) after the usage. */
+static int parse_options(int argc, char **argv, run_opts *ro)
 {
-    prctl(PR_SET_DUMPABLE, 0); /* nobody reads this process's memory, descriptors or environment */
-    /* every grader kernel loaded at start: loading one lazily while a sentinel spins can
-     * deadlock the context */
-    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-    const char *yaml = NULL, *solution = NULL, *mode = "all", *sanitize = NULL, *sanitize_log = NULL,
-               *file_limit = NULL;
-    int fd = -1, quick = 0, nonly = 0;
-    const char **only = calloc((size_t)argc + 1, sizeof *only);
+    memset(ro, 0, sizeof *ro);
+    ro->mode = "all";
+    ro->fd = -1;
+    ro->only = calloc((size_t)argc + 1, sizeof *ro->only);
     static const struct option opts[] = {
         {"lab-yaml", required_argument, 0, 'y'}, {"solution", required_argument, 0, 's'},
         {"mode", required_argument, 0, 'm'},     {"verdict-fd", required_argument, 0, 'f'},
@@ -222,29 +233,33 @@ int main(int argc, char **argv)
     int ch;
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (ch) {
-        case 'y': yaml = optarg; break;
-        case 's': solution = optarg; break;
-        case 'm': mode = optarg; break;
-        case 'f': fd = atoi(optarg); break;
-        case 'q': quick = 1; break;
-        case 'c': only[nonly++] = optarg; break;
-        case 'z': sanitize = optarg; break;
-        case 'L': sanitize_log = optarg; break;
-        case 'F': file_limit = optarg; break;
+        case 'y': ro->yaml = optarg; break;
+        case 's': ro->solution = optarg; break;
+        case 'm': ro->mode = optarg; break;
+        case 'f': ro->fd = atoi(optarg); break;
+        case 'q': ro->quick = 1; break;
+        case 'c': ro->only[ro->nonly++] = optarg; break;
+        case 'z': ro->sanitize = optarg; break;
+        case 'L': ro->sanitize_log = optarg; break;
+        case 'F': ro->file_limit = optarg; break;
         default: usage(); return 2;
         }
     }
-    int plan = !strcmp(mode, "plan");
-    if (!yaml || !solution || fd < 0 ||
-        (strcmp(mode, "test") && strcmp(mode, "bench") && strcmp(mode, "all") && !plan) ||
-        (sanitize && !sanitize_log)) {
+    ro->plan = !strcmp(ro->mode, "plan");
+    if (!ro->yaml || !ro->solution || ro->fd < 0 ||
+        (strcmp(ro->mode, "test") && strcmp(ro->mode, "bench") && strcmp(ro->mode, "all") && !ro->plan) ||
+        (ro->sanitize && !ro->sanitize_log)) {
         usage();
         return 2;
     }
-    /* the secrets: one line on stdin, then stdin is gone */
-    char line[160], nonce[80];
-    unsigned long long seed = 0;
-    if (!fgets(line, sizeof line, stdin) || sscanf(line, "%79s %llu", nonce, &seed) != 2) {
+    return 0;
+}
+
+/* The secrets: one line "NONCE SEED" on stdin, then stdin is gone. 0, or 2 (the exit status). */
+static int read_secrets(char *nonce, unsigned long long *seed)
+{
+    char line[160];
+    if (!fgets(line, sizeof line, stdin) || sscanf(line, "%79s %llu", nonce, seed) != 2) {
         fprintf(stderr, "cudalab-run: expected \"NONCE SEED\" on stdin\n");
         return 2;
     }
@@ -254,82 +269,123 @@ int main(int argc, char **argv)
         dup2(devnull, STDIN_FILENO);
         close(devnull);
     }
-    cl_verdict_out vo;
-    if (cl_verdict_open(&vo, fd, nonce)) {
-        fprintf(stderr, "cudalab-run: bad verdict descriptor %d\n", fd);
-        return 2;
-    }
+    return 0;
+}
 
-    cl_lab lab;
+/* The lab, its checker and the device; the hello line; and the memory budget, fixed now,
+ * before the solution's process exists. 0, or -1 once the done line says why. */
+static int open_lab_and_device(cl_verdict_out *vo, const char *yaml, cl_lab *lab, const cl_checker **chk,
+                               be_device *dev, size_t *budget)
+{
     cl_err err;
-    if (cl_lab_load_file(yaml, &lab, &err))
-        return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), err.msg);
-    const cl_checker *chk = cl_find_checker(lab.name);
-    if (!chk) {
+    if (cl_lab_load_file(yaml, lab, &err))
+        return stop(vo, CL_RUN_JUDGE_ERROR, err.msg);
+    *chk = cl_find_checker(lab->name);
+    if (!*chk) {
         char msg[256];
-        snprintf(msg, sizeof msg, "this judge has no checker for lab '%s'", lab.name);
-        return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
+        snprintf(msg, sizeof msg, "this judge has no checker for lab '%s'", lab->name);
+        return stop(vo, CL_RUN_JUDGE_ERROR, msg);
     }
-    be_device dev;
-    if (be_init(&dev)) {
+    if (be_init(dev)) {
         char msg[1200];
         snprintf(msg, sizeof msg, "no GPU: %s", be_error());
-        return done(&vo, cl_run_status_name(CL_RUN_NO_DEVICE), msg);
+        return stop(vo, CL_RUN_NO_DEVICE, msg);
     }
-    cl_verdict_emit(&vo, "hello", json_pack("{s:o, s:s}", "device", device_json(&dev), "lab", lab.name));
-    /* the budget is fixed now, before the solution's process exists */
-    size_t budget = (size_t)((double)dev.mem_free * 0.5);
+    cl_verdict_emit(vo, "hello", json_pack("{s:o, s:s}", "device", device_json(dev), "lab", lab->name));
+    *budget = (size_t)((double)dev->mem_free * 0.5);
+    return 0;
+}
 
+/* Starts the solution's process (under compute-sanitizer with --sanitize) and checks the
+ * protocol with a call of the exec's own kernel, before any student code exists: the GPU
+ * protocol (go/done stream memory operations, globaltimer bracket) first; where it cannot
+ * complete that call, the host-clock protocol, and the report says the bound is the weaker
+ * one. 0, or -1 once the done line says why. */
+static int start_solution_process(cl_verdict_out *vo, const run_opts *ro, const cl_lab *lab, cl_link *link)
+{
     char exec[PATH_MAX], msg[1024];
     if (exec_path(exec, sizeof exec)) {
         snprintf(msg, sizeof msg, "the solution host %s is missing next to the judge", be_exec_name);
-        return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
+        return stop(vo, CL_RUN_JUDGE_ERROR, msg);
     }
     const char *wrap[16] = {NULL};
     char tool[PATH_MAX];
-    if (sanitize) {
+    if (ro->sanitize) {
         if (cl_cuda_tool("compute-sanitizer", tool, sizeof tool))
-            return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), "compute-sanitizer not found next to nvcc");
-        const char *w[] = {tool, "--tool", sanitize, "--error-exitcode", "86", "--print-limit", "20",
-                           "--log-file", sanitize_log, NULL};
+            return stop(vo, CL_RUN_JUDGE_ERROR, "compute-sanitizer not found next to nvcc");
+        const char *w[] = {tool, "--tool", ro->sanitize, "--error-exitcode", "86", "--print-limit", "20",
+                           "--log-file", ro->sanitize_log, NULL};
         memcpy(wrap, w, sizeof w);
     }
-    /* the GPU protocol (go/done stream memory operations, globaltimer bracket) first; where
-     * it cannot complete a call of the exec's own kernel, before any student code exists,
-     * the host-clock protocol, and the report says the bound is the weaker one */
-    cl_link link;
     for (int attempt = 0;; attempt++) {
-        if (cl_link_start(&link, exec, solution, lab.entry, sanitize ? wrap : NULL, sanitize != NULL, file_limit,
-                          msg, sizeof msg)) {
-            cl_link_stop(&link);
-            return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
+        if (cl_link_start(link, exec, ro->solution, lab->entry, ro->sanitize ? wrap : NULL, ro->sanitize != NULL,
+                          ro->file_limit, msg, sizeof msg)) {
+            cl_link_stop(link);
+            return stop(vo, CL_RUN_JUDGE_ERROR, msg);
         }
-        if (cl_link_selftest(&link, msg, sizeof msg) == 0)
+        if (cl_link_selftest(link, msg, sizeof msg) == 0)
             break;
-        cl_link_stop(&link);
-        if (attempt > 0 || !link.gated)
-            return done(&vo, cl_run_status_name(CL_RUN_JUDGE_ERROR), msg);
+        cl_link_stop(link);
+        if (attempt > 0 || !link->gated)
+            return stop(vo, CL_RUN_JUDGE_ERROR, msg);
         fprintf(stderr, "cudalab-run: note: the GPU bracket protocol failed here (%s); using the host clock\n", msg);
         setenv("CUDALAB_UNGATED", "1", 1);
     }
-    cl_verdict_emit(&vo, "clock", json_pack("{s:s}", "bound", link.gated ? "gpu" : "host"));
-    g_libs.pid = link.pid;
-    g_libs.solution = solution;
-    if (!realpath(solution, g_libs.solution_real))
+    cl_verdict_emit(vo, "clock", json_pack("{s:s}", "bound", link->gated ? "gpu" : "host"));
+    g_libs.pid = link->pid;
+    g_libs.solution = ro->solution;
+    if (!realpath(ro->solution, g_libs.solution_real))
         g_libs.solution_real[0] = '\0';
+    return 0;
+}
 
-    cl_engine_opts o = {&lab,  chk,   &link, budget, seed, !plan && strcmp(mode, "bench") != 0,
-                        strcmp(mode, "test") != 0, quick, plan, nonly ? only : NULL, libs_after_load,
-                        libs_after_call, &g_libs, libs_before_load};
+/* The engine's run over the started process, then the done line with its status. */
+static void run_and_report(cl_verdict_out *vo, const run_opts *ro, const cl_lab *lab, const cl_checker *chk,
+                           const be_device *dev, size_t budget, uint64_t seed, cl_link *link)
+{
+    cl_engine_opts o = {lab,  chk,   link, budget, seed, !ro->plan && strcmp(ro->mode, "bench") != 0,
+                        strcmp(ro->mode, "test") != 0, ro->quick, ro->plan, ro->nonly ? ro->only : NULL,
+                        libs_after_load, libs_after_call, &g_libs, libs_before_load};
     cl_engine_outcome out;
-    int rc = cl_engine_run(&o, &dev, &vo, &out);
+    int rc = cl_engine_run(&o, dev, vo, &out);
     static const cl_run_status status[] = {[CL_ENGINE_OK] = CL_RUN_OK,
                                            [CL_ENGINE_SOLUTION_LOST] = CL_RUN_SOLUTION_LOST,
                                            [CL_ENGINE_DEVICE_LOST] = CL_RUN_DEVICE_LOST,
                                            [CL_ENGINE_LOAD_ERROR] = CL_RUN_LOAD_ERROR,
                                            [CL_ENGINE_MISSING_SYMBOL] = CL_RUN_MISSING_SYMBOL,
                                            [CL_ENGINE_JUDGE_ERROR] = CL_RUN_JUDGE_ERROR};
-    done(&vo, cl_run_status_name(status[rc]), rc ? out.message : NULL);
+    done(vo, cl_run_status_name(status[rc]), rc ? out.message : NULL);
+}
+
+int main(int argc, char **argv)
+{
+    prctl(PR_SET_DUMPABLE, 0); /* nobody reads this process's memory, descriptors or environment */
+    /* every grader kernel loaded at start: loading one lazily while a sentinel spins can
+     * deadlock the context */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    run_opts ro;
+    if (parse_options(argc, argv, &ro))
+        return 2;
+    char nonce[80];
+    unsigned long long seed = 0;
+    if (read_secrets(nonce, &seed))
+        return 2;
+    cl_verdict_out vo;
+    if (cl_verdict_open(&vo, ro.fd, nonce)) {
+        fprintf(stderr, "cudalab-run: bad verdict descriptor %d\n", ro.fd);
+        return 2;
+    }
+
+    cl_lab lab;
+    const cl_checker *chk;
+    be_device dev;
+    size_t budget;
+    if (open_lab_and_device(&vo, ro.yaml, &lab, &chk, &dev, &budget))
+        return 0; /* the done line says why */
+    cl_link link;
+    if (start_solution_process(&vo, &ro, &lab, &link))
+        return 0;
+    run_and_report(&vo, &ro, &lab, chk, &dev, budget, seed, &link);
     cl_link_stop(&link);
     fflush(stdout);
     fflush(stderr);
