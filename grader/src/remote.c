@@ -74,8 +74,10 @@ char *cl_remote_script(const cl_remote_opts *o)
     }
     cl_sb_append(&sb, "cd \"$d\" || exit 92\n");
     cl_sb_append(&sb, cmd.data);
+    /* the log on stdout, before the mark: ssh carries stdout and stderr on two channels in
+     * no fixed order, and a log on stderr could arrive after the mark (and be lost) */
     cl_sb_append(&sb, " > \"$d/.report\" 2> \"$d/.log\"\n"
-                   "cat \"$d/.log\" >&2\n"
+                   "cat \"$d/.log\"\n"
                    "echo " REPORT_MARK "\n"
                    "cat \"$d/.report\"\n"
                    /* 0 whatever the verdict (the report carries it): srun may drop a failed

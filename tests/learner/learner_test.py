@@ -611,7 +611,16 @@ class Sshd:
         for k in ("host", "client"):
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(self.dir, k)], check=True)
         shutil.copyfile(os.path.join(self.dir, "client.pub"), os.path.join(self.dir, "authorized_keys"))
+        # `clnobody` points at a port held bound (never listening) for the whole test, so a
+        # connection there is refused; a port merely free when the config was written could
+        # be handed out again, even to this sshd
+        import socket
+        self.blocker = socket.socket()
+        self.blocker.bind(("127.0.0.1", 0))
+        refused_port = self.blocker.getsockname()[1]
         self.port = free_port()
+        while self.port == refused_port:
+            self.port = free_port()
         conf = os.path.join(self.dir, "sshd_config")
         with open(conf, "w") as f:
             f.write(f"""Port {self.port}
@@ -643,7 +652,7 @@ UsePAM no
   StrictHostKeyChecking yes
 Host clnobody
   HostName 127.0.0.1
-  Port {free_port()}
+  Port {refused_port}
   User root
   IdentityFile {self.dir}/client
   UserKnownHostsFile {self.dir}/known_hosts
@@ -659,6 +668,7 @@ Host clnobody
         raise AssertionError(f"the test sshd did not come up: {p.stderr}\n{open(os.path.join(self.dir, 'sshd.log')).read()}")
 
     def stop(self):
+        self.blocker.close()
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=10)
