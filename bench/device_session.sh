@@ -10,6 +10,10 @@
 #   variant LAB FILE   cudalab bench LAB FILE (a candidate next to the reference)
 #   sanitize LAB,...   cudalab test LAB --reference --sanitize
 #   submit LAB         time of `cudalab submit LAB --reference` with an empty build cache
+#   grader OLD NEW     bench/grader_side_by_side.sh: two builds of cudalab (folders with
+#                      cudalab, cudalab-run, cudalab-exec) on the same references, alternating;
+#                      OLD_HOME names the old build's checkout when the lab files changed
+#   tour DIR           wall time of DIR/cudalab tour (CUDALAB_HOME=OLD_HOME when DIR is OLD)
 set -u -o pipefail
 # shellcheck source=bench/env.sh
 source "$(dirname "$0")/env.sh"
@@ -37,6 +41,13 @@ while [[ $# -gt 0 ]]; do
               cp /tmp/cl-cache/cudalab/device-*.json /tmp/cl-fresh/cudalab/ 2>/dev/null
               TIMEFORMAT="%R s wall"; time $cl submit "$1" --reference ) > "$out/submit.txt" 2>&1
             tail -n 4 "$out/submit.txt"; shift ;;
+    grader) log "grader $1 $2"; timeout 500 env OUT="$out/grader" bash bench/grader_side_by_side.sh "$1" "$2" \
+              > "$out/grader.txt" 2>&1; tail -n 20 "$out/grader/compare.md"; shift 2 ;;
+    tour) log "tour $1"; h=$CUDALAB_HOME; [[ -n ${OLD_HOME:-} && $1 == *old* ]] && h=$OLD_HOME
+          t0=$(date +%s.%N); CUDALAB_HOME=$h XDG_CACHE_HOME=/tmp/cl-tour-$(basename "$1") timeout 300 "$1/cudalab" tour \
+            > "$out/tour_$(basename "$1").txt" 2>&1
+          echo "tour $1: rc $? $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$t0" "$(date +%s.%N)") s"
+          shift ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done
