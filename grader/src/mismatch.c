@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,18 @@ void cl_mm_begin(cl_mm_acc *a, const cl_mm_shape *shape, const cl_mm_tol *tol)
     a->per_row = a->shape.ndims >= 2;
 }
 
+/* The judge poisons outputs with 0xFF bytes: a NaN with the sign and every payload bit set
+ * (as float, double or half, widened to double). A NaN the solution computed is another one:
+ * CUDA's canonical 0x7fffffff, or x86's 0xffc00000. */
+static int is_poison(double g)
+{
+    if (!isnan(g))
+        return 0;
+    uint64_t b;
+    memcpy(&b, &g, sizeof b);
+    return (b >> 63) && ((b >> 42) & 0x3ff) == 0x3ff;
+}
+
 int cl_mm_add(cl_mm_acc *a, long long i, double e, double g, int ok)
 {
     cl_mm_report *r = &a->rep;
@@ -103,6 +116,7 @@ int cl_mm_add(cl_mm_acc *a, long long i, double e, double g, int ok)
     cl_mm_elem x = make_elem(&a->shape, i, e, g);
     if (!isfinite(g)) r->nonfinite++;
     if (isnan(g)) a->nan_wrong++;
+    if (is_poison(g)) a->poison_wrong++;
     if (g == 0) a->zero_wrong++;
     if (r->nfirst < CL_MM_FIRST) r->first[r->nfirst++] = x;
     if (!r->have_worst || x.abs_err > r->worst.abs_err) {
@@ -230,7 +244,7 @@ static int guess(cl_mm_acc *a, const void *E, const void *G, getter get)
         return 1;
     /* NaN or Inf where the answer is finite */
     if (r->nonfinite == r->wrong) {
-        int tail = a->nan_wrong == r->wrong && a->max_ok < a->min_bad && r->total == a->size;
+        int tail = a->poison_wrong == r->wrong && a->max_ok < a->min_bad && r->total == a->size;
         if (tail && a->min_bad == 0)
             set_pattern(r, "unwritten",
                         CL_N("no element of %s was written (all still hold the NaN poison): did the kernel run at "

@@ -10,6 +10,14 @@
 
 static const cl_mm_tol TOL = {1e-5, 1e-5};
 
+/* what the judge writes into outputs before a call: every byte 0xFF */
+static float poison(void)
+{
+    float f;
+    memset(&f, 0xff, sizeof f);
+    return f;
+}
+
 static float *filled(long long n)
 {
     float *a = malloc((size_t)n * sizeof *a);
@@ -53,8 +61,11 @@ START_TEST(unwritten_tail_and_text)
 {
     cl_mm_shape s = {"y", 1, {1000}, {NULL}};
     float *e = filled(1000), *g = filled(1000);
-    for (int i = 900; i < 1000; i++) g[i] = NAN;
+    for (int i = 900; i < 1000; i++) g[i] = NAN; /* computed NaNs: not the poison */
     cl_mm_report r;
+    ck_assert_int_eq(cl_mismatch_f32(e, g, &s, &TOL, &r), 100);
+    ck_assert_msg(strcmp(r.pattern_id, "unwritten_tail") != 0, "a computed NaN read as never written: %s", r.pattern);
+    for (int i = 900; i < 1000; i++) g[i] = poison();
     ck_assert_int_eq(cl_mismatch_f32(e, g, &s, &TOL, &r), 100);
     ck_assert_int_eq(r.nonfinite, 100);
     /* 1000 is a multiple of 8 and of none larger that leaves a full part: the tail guess */
@@ -70,7 +81,7 @@ START_TEST(unwritten_tail_and_text)
     free(out);
     /* a tail that is no tile: 997 elements, the last 5 NaN */
     s.dims[0] = 997;
-    for (int i = 0; i < 997; i++) g[i] = i >= 992 ? NAN : e[i];
+    for (int i = 0; i < 997; i++) g[i] = i >= 992 ? poison() : e[i];
     ck_assert_int_eq(cl_mismatch_f32(e, g, &s, &TOL, &r), 5);
     ck_assert_msg(!strcmp(r.pattern_id, "partial_tile") && strstr(r.pattern, "i >= 992"), "%s", r.pattern);
     free(e); free(g);

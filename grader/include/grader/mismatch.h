@@ -67,7 +67,7 @@ typedef struct cl_mm_acc {
     long long size;                              /* elements in the array (total: those compared) */
     long long edge[3][CL_MM_NTILES];             /* wrong elements in dimension d's last partial tile */
     long long edge_any[CL_MM_NTILES];            /* ... in the last partial tile of any dimension */
-    long long min_bad, max_ok, nan_wrong, zero_wrong;
+    long long min_bad, max_ok, nan_wrong, poison_wrong, zero_wrong;
     double f0, o0, row_f;
     long long cur_row, rows_wrong, first_row;
     int one_factor, one_offset, per_row;
