@@ -7,6 +7,7 @@ from collections import defaultdict
 
 out = sys.argv[1]
 times = defaultdict(list)      # (lab, case, side) -> medians over rounds
+clock = {}                     # (lab, case) -> the new judge's events / bracket / offset, last round
 verdicts = defaultdict(set)    # (lab, side) -> verdicts
 walls = defaultdict(list)      # (lab, side) -> seconds
 labs = []
@@ -26,9 +27,14 @@ for path in sorted(glob.glob(os.path.join(out, "*.*.*.json"))):
         b = c.get("bench")
         if b and b.get("median_ms"):
             times[lab, c["name"], side].append(b["median_ms"])
+            if side == "new" and "event_median_ms" in b:
+                clock[lab, c["name"]] = "%.4f / %.4f / %.4f, %s flagged" % (
+                    b["event_median_ms"], b.get("bracket_median_ms", 0), b.get("clock_offset_ms", 0),
+                    b.get("off_stream_runs", 0))
 
-print("| lab | case | old ms | new ms | new/old | rounds | verdict old / new | bench wall old / new (s) |")
-print("|---|---|---|---|---|---|---|---|")
+print("| lab | case | old ms | new ms | new/old | rounds | verdict old / new | bench wall old / new (s) "
+      "| new: events / bracket / offset ms |")
+print("|---|---|---|---|---|---|---|---|---|")
 worst = 0.0
 for lab in labs:
     cases = [k[1] for k in times if k[0] == lab and k[2] == "new"]
@@ -39,9 +45,9 @@ for lab in labs:
         ratio = statistics.mean(n) / statistics.mean(o)
         worst = max(worst, abs(ratio - 1))
         wall = lambda s: "%.1f" % statistics.mean(walls[lab, s]) if walls[lab, s] else "-"
-        print("| %s | %s | %.4f | %.4f | %.3f | %d/%d | %s / %s | %s / %s |" % (
+        print("| %s | %s | %.4f | %.4f | %.3f | %d/%d | %s / %s | %s / %s | %s |" % (
             lab, case, statistics.mean(o), statistics.mean(n), ratio, len(o), len(n),
             ",".join(sorted(verdicts[lab, "old"])), ",".join(sorted(verdicts[lab, "new"])),
-            wall("old"), wall("new")))
+            wall("old"), wall("new"), clock.get((lab, case), "-")))
 print()
 print("largest difference: %.2f%%" % (100 * worst))

@@ -59,6 +59,11 @@ static json_t *case_to_json(const cl_case_result *c)
         set_num(b, "max_ms", c->max_ms);
         set_num(b, "p10_ms", c->p10_ms);
         set_num(b, "p90_ms", c->p90_ms);
+        set_num(b, "event_median_ms", c->event_median_ms);
+        set_num(b, "bracket_median_ms", c->bracket_median_ms);
+        set_num(b, "clock_offset_ms", c->clock_offset_ms);
+        json_object_set_new(b, "off_stream_runs", json_integer(c->off_stream_runs));
+        json_object_set_new(b, "voided_runs", json_integer(c->voided_runs));
         set_num(b, "bytes", c->bytes);
         set_num(b, "flops", c->flops);
         if (c->items > 0) {
@@ -221,6 +226,11 @@ void cl_case_from_json(json_t *c, cl_case_result *cr)
     cr->max_ms = jnum(b, "max_ms");
     cr->p10_ms = jnum(b, "p10_ms");
     cr->p90_ms = jnum(b, "p90_ms");
+    cr->event_median_ms = jnum(b, "event_median_ms");
+    cr->bracket_median_ms = jnum(b, "bracket_median_ms");
+    cr->clock_offset_ms = jnum(b, "clock_offset_ms");
+    cr->off_stream_runs = (int)json_integer_value(json_object_get(b, "off_stream_runs"));
+    cr->voided_runs = (int)json_integer_value(json_object_get(b, "voided_runs"));
     cr->bytes = jnum(b, "bytes");
     cr->flops = jnum(b, "flops");
     cr->items = jnum(b, "items");

@@ -35,6 +35,11 @@ static void sample(cl_result *r)
     r->cases[1].ref_ms = 0.5;
     r->cases[1].ref_ratio = 1.25;
     r->cases[1].p90_ms = 0.41;
+    r->cases[1].event_median_ms = 0.399;
+    r->cases[1].bracket_median_ms = 0.87;
+    r->cases[1].clock_offset_ms = 0.47;
+    r->cases[1].off_stream_runs = 2;
+    r->cases[1].voided_runs = 1;
     r->passed = 0;
     r->total = 1;
     /* a solution's output: invalid UTF-8 and control characters */
@@ -142,6 +147,11 @@ START_TEST(json_round_trip)
     ck_assert(back.cases[1].bench && back.cases[1].median_ms == 0.4);
     ck_assert_str_eq(back.cases[1].tier, "excellent");
     ck_assert(back.cases[1].ref_ms == 0.5 && back.cases[1].ref_ratio == 1.25 && back.cases[1].p90_ms == 0.41);
+    /* the clock of record travels with the report (what the judge's bound did) */
+    ck_assert(back.cases[1].event_median_ms == 0.399 && back.cases[1].bracket_median_ms == 0.87 &&
+              back.cases[1].clock_offset_ms == 0.47);
+    ck_assert_int_eq(back.cases[1].off_stream_runs, 2);
+    ck_assert_int_eq(back.cases[1].voided_runs, 1);
     ck_assert_str_eq(back.message, r.message);
     json_decref(j);
     cl_result_free(&back);

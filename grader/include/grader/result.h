@@ -94,6 +94,10 @@ typedef struct cl_case_result {
     int runs, batches, off_stream;
     char *off_stream_why;
     double median_ms, min_ms, max_ms, p10_ms, p90_ms;
+    /* the clock of record: the solution's own event median, the judge's bracket median, the
+     * bracket's calibrated overhead, runs timed by the bound, runs voided by a sentinel */
+    double event_median_ms, bracket_median_ms, clock_offset_ms;
+    int off_stream_runs, voided_runs;
     double bytes, flops, items;
     char *items_unit;
     int ndims;
