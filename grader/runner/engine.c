@@ -807,17 +807,16 @@ static void judge_clock(cl_run *run, const calib *cal, const double *ev, const d
     double iqr = percentile(d, n, 0.75) - percentile(d, n, 0.25);
     /* the GPU's bracket is steady to microseconds; the host backend's holds the OS's
      * scheduling delays (a loaded CI machine), so half of it more is allowed there */
-    double allow = cal->slack + 2.0 * iqr / sqrt((double)n) +
-                   (run->dev->is_host ? 0.5 * br_med : run->link->gated ? 0 : 0.1 * br_med);
+    double loose = run->dev->is_host ? 0.5 * br_med : run->link->gated ? 0 : 0.1 * br_med;
+    double allow = cal->slack + 2.0 * iqr / sqrt((double)n) + loose;
     int agree = br_med <= 0 || d_med <= allow;
-    /* run by run too: a run whose own time is shorter than the bound allows is timed by the
+    /* run by run too: a run whose own time is shorter than its bound allows is timed by the
      * bound (honest runs that land there on noise move the median by nothing measurable; a
      * solution that under-reports some of its runs gains nothing on those) */
-    double run_slack = cal->slack + (run->dev->is_host ? 0.5 * br_med : run->link->gated ? 0 : 0.1 * br_med);
     for (int i = 0; i < n; i++) {
-        double excess = br[i] - ev[i] - cal->o_med;
-        bs->off_stream_runs += br[i] > 0 && excess > allow;
-        if (br[i] > 0 && (!agree || excess > run_slack))
+        int by_bound = br[i] > 0 && (!agree || br[i] - ev[i] - cal->o_med > cal->slack + loose);
+        bs->off_stream_runs += by_bound;
+        if (by_bound)
             times[i] = br[i] - cal->o_med;
     }
     if (!agree)
