@@ -72,10 +72,9 @@ int be_go(uint64_t k);
 int be_wait_done(uint64_t k);
 /* Ends the snapshot sentinel (after the snapshot copies). */
 int be_sentinel_end(void);
-/* Waits for the judge's stream while alive(ctx) is 1 (NULL: no check) and at most
- * timeout_s (<= 0: no limit); then t1 - t0 and the largest sentinel gap. */
-int be_settle(double timeout_s, int (*alive)(void *), void *ctx, double *bracket_ms, double *gap_us,
-              int *timed_out);
+/* Waits for the judge's streams, at most timeout_s (<= 0: no limit); then t1 - t0 and the
+ * largest sentinel gap. */
+int be_settle(double timeout_s, double *bracket_ms, double *gap_us, int *timed_out);
 /* Writes done = k from a side stream, so a judge stream waiting on a failed exec drains. */
 void be_unblock(uint64_t k);
 

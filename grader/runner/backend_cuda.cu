@@ -531,8 +531,7 @@ extern "C" int be_sentinel_end(void)
     return 0;
 }
 
-extern "C" int be_settle(double timeout_s, int (*alive)(void *), void *ctx, double *bracket_ms, double *gap_us,
-                         int *timed_out)
+extern "C" int be_settle(double timeout_s, double *bracket_ms, double *gap_us, int *timed_out)
 {
     *timed_out = 0;
     double t0 = now_ms();
@@ -545,8 +544,6 @@ extern "C" int be_settle(double timeout_s, int (*alive)(void *), void *ctx, doub
             check_fatal(e);
             return cuda_fail(e, "CUDA error");
         }
-        if (alive && !alive(ctx))
-            return 0; // the caller unblocks the stream and settles again
         if (timeout_s > 0 && now_ms() - t0 > timeout_s * 1e3) {
             *timed_out = 1;
             return 0;

@@ -157,9 +157,9 @@ int be_sentinel_start(void) { return 0; }
 int be_go(uint64_t k) { (void)k; return fail("the host backend has no go word"); }
 int be_wait_done(uint64_t k) { (void)k; return fail("the host backend has no done word"); }
 int be_sentinel_end(void) { return 0; }
-int be_settle(double timeout_s, int (*alive)(void *), void *ctx, double *bracket_ms, double *gap_us, int *timed_out)
+int be_settle(double timeout_s, double *bracket_ms, double *gap_us, int *timed_out)
 {
-    (void)timeout_s, (void)alive, (void)ctx;
+    (void)timeout_s;
     *bracket_ms = *gap_us = 0;
     *timed_out = 0;
     return 0;

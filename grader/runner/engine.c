@@ -598,7 +598,7 @@ static int check_guards(cl_run *run)
 static int poison_outputs(cl_run *run)
 {
     for (int i = 0; i < run->nbufs; i++)
-        if (run->bufs[i].output && be_memset(run->bufs[i].data, 0xFF, run->bufs[i].bytes))
+        if (run->bufs[i].output && be_memset(run->bufs[i].data, CL_POISON_BYTE, run->bufs[i].bytes))
             return cl_errorf(run, "poisoning outputs: %s", be_error());
     return 0;
 }

@@ -165,6 +165,15 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     return 0;
 }
 
+/* Sends a request (with a descriptor, or -1); -1 with msg when the exec is gone. */
+static int send_request(cl_link *l, const cl_lmsg *m, int fd, char *msg, size_t n)
+{
+    if (cl_lm_send(l->sock, m, fd) == 0)
+        return 0;
+    snprintf(msg, n, "the solution's process is gone");
+    return -1;
+}
+
 int cl_link_map(cl_link *l, int id, int fd, size_t bytes, int readonly, char *msg, size_t n)
 {
     cl_lmsg m;
@@ -173,10 +182,8 @@ int cl_link_map(cl_link *l, int id, int fd, size_t bytes, int readonly, char *ms
     m.id = id;
     m.bytes = bytes;
     m.readonly = readonly;
-    if (cl_lm_send(l->sock, &m, fd)) {
-        snprintf(msg, n, "the solution's process is gone");
+    if (send_request(l, &m, fd, msg, n))
         return -1;
-    }
     if (expect(l, LM_ACK, &m, msg, n))
         return -1;
     if (m.status) {
@@ -191,10 +198,8 @@ int cl_link_unmap_all(cl_link *l, char *msg, size_t n)
     cl_lmsg m;
     memset(&m, 0, sizeof m);
     m.type = LM_UNMAP_ALL;
-    if (cl_lm_send(l->sock, &m, -1)) {
-        snprintf(msg, n, "the solution's process is gone");
+    if (send_request(l, &m, -1, msg, n))
         return -1;
-    }
     return expect(l, LM_ACK, &m, msg, n) ? -1 : 0;
 }
 
@@ -203,10 +208,8 @@ int cl_link_load(cl_link *l, char *msg, size_t n)
     cl_lmsg m;
     memset(&m, 0, sizeof m);
     m.type = LM_LOAD;
-    if (cl_lm_send(l->sock, &m, -1)) {
-        snprintf(msg, n, "the solution's process is gone");
+    if (send_request(l, &m, -1, msg, n))
         return -1;
-    }
     /* first the jail: a failure there is the exec's own, before any student code ran */
     int rc = cl_lm_recv(l->sock, &m, NULL, -1);
     if (rc || m.type != LM_ACK) {
@@ -319,7 +322,7 @@ static cl_call_status call_gpu(cl_link *l, uint64_t k, double timeout_s, int (*p
     int timed_out = 0;
     if (rc || r.type != LM_DONE || r.k != k || r.status != CL_DS_OK) {
         be_unblock(k);
-        be_settle(5.0, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out);
+        be_settle(5.0, &t->bracket_ms, &t->gap_us, &timed_out);
         if (rc == -2) {
             snprintf(msg, n, "the call did not finish within %.0f s", timeout_s);
             return CL_CALL_TIMEOUT;
@@ -335,7 +338,7 @@ static cl_call_status call_gpu(cl_link *l, uint64_t k, double timeout_s, int (*p
     }
     /* the done word was written before the exec said so, unless the solution's code broke
      * its own process: then the judge's wait would never end */
-    rc = be_settle(10.0, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out);
+    rc = be_settle(10.0, &t->bracket_ms, &t->gap_us, &timed_out);
     cl_lm_trace("judge", "settled rc %d bracket %.4f ms gap %.2f us", rc, t->bracket_ms, t->gap_us);
     if (rc) {
         snprintf(msg, n, "%s", be_error());
@@ -343,7 +346,7 @@ static cl_call_status call_gpu(cl_link *l, uint64_t k, double timeout_s, int (*p
     }
     if (timed_out) {
         be_unblock(k);
-        be_settle(5.0, NULL, NULL, &t->bracket_ms, &t->gap_us, &timed_out);
+        be_settle(5.0, &t->bracket_ms, &t->gap_us, &timed_out);
         snprintf(msg, n, "the solution's process said call %llu was done but never marked it done on the GPU",
                  (unsigned long long)k);
         return CL_CALL_PROTOCOL;

@@ -90,9 +90,9 @@ void cl_mm_begin(cl_mm_acc *a, const cl_mm_shape *shape, const cl_mm_tol *tol)
     a->per_row = a->shape.ndims >= 2;
 }
 
-/* The judge poisons outputs with 0xFF bytes: a NaN with the sign and every payload bit set
- * (as float, double or half, widened to double). A NaN the solution computed is another one:
- * CUDA's canonical 0x7fffffff, or x86's 0xffc00000. */
+/* CL_POISON_BYTE everywhere: a NaN with the sign and every payload bit set (as float, double
+ * or half, widened to double). A NaN the solution computed is another one: CUDA's canonical
+ * 0x7fffffff, or x86's 0xffc00000. */
 static int is_poison(double g)
 {
     if (!isnan(g))

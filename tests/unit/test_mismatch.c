@@ -14,7 +14,7 @@ static const cl_mm_tol TOL = {1e-5, 1e-5};
 static float poison(void)
 {
     float f;
-    memset(&f, 0xff, sizeof f);
+    memset(&f, CL_POISON_BYTE, sizeof f);
     return f;
 }
 

@@ -24,6 +24,9 @@
 #include "lang.h"
 
 #define CL_MM_FIRST 10
+/* The byte the judge fills every output with before a call: an element that still holds it
+ * was never written (a NaN with the sign and every payload bit set, -1 as an integer). */
+#define CL_POISON_BYTE 0xFF
 
 typedef struct cl_mm_shape {
     const char *array;        /* "y", "out", "C" */
