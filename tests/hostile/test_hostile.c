@@ -224,6 +224,23 @@ START_TEST(class6_patched_clock_is_off_stream)
 }
 END_TEST
 
+/* Half the runs forged: the case's median alone would sit between the forged and the honest
+ * runs; each forged run is timed by the judge's bound instead, so nothing is gained. */
+START_TEST(class6_half_the_runs_patched_gain_nothing)
+{
+    grade(&twin, "h_slow_honest", 1);
+    tu_expect(&twin, CL_V_CORRECT, NULL);
+    grade(&r, "h_patch_clock_half", 1);
+    expect_out("CLOCK libc clock_gettime patched to run at 0.3x");
+    ck_assert_msg(r.verdict == CL_V_CORRECT || r.verdict == CL_V_OFF_STREAM, "got %s: %s", vname(&r), r.message);
+    const cl_case_result *c = &r.cases[r.ncases - 1], *h = &twin.cases[twin.ncases - 1];
+    ck_assert(c->bench && h->bench);
+    ck_assert_msg(c->median_ms >= 0.8 * h->median_ms, "half patched %.1f ms on record, honest %.1f ms",
+                  c->median_ms, h->median_ms);
+    ck_assert_msg(c->off_stream_runs > 0, "no run was timed by the judge's bound");
+}
+END_TEST
+
 /* ---- class 7: work before the start ---- */
 
 START_TEST(class7_work_before_the_start_is_not_a_grade)
@@ -368,6 +385,7 @@ int main(void)
     tcase_add_test(tc, class5_copied_under_another_name);
     tcase_add_test(tc, class5_module_loader_is_banned_where_libraries_are);
     tcase_add_test(tc, class6_patched_clock_is_off_stream);
+    tcase_add_test(tc, class6_half_the_runs_patched_gain_nothing);
     tcase_add_test(tc, class7_work_before_the_start_is_not_a_grade);
     tcase_add_test(tc, class8_no_process_can_be_made_or_signalled);
     tcase_add_test(tc, class9_constructor_exit_is_the_solutions_crash);
