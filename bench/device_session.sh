@@ -43,7 +43,7 @@ while [[ $# -gt 0 ]]; do
             tail -n 4 "$out/submit.txt"; shift ;;
     grader) log "grader $1 $2"; timeout 500 env OUT="$out/grader" bash bench/grader_side_by_side.sh "$1" "$2" \
               > "$out/grader.txt" 2>&1; tail -n 20 "$out/grader/compare.md"; shift 2 ;;
-    tour) log "tour $1"; h=$CUDALAB_HOME; [[ -n ${OLD_HOME:-} && $1 == *old* ]] && h=$OLD_HOME
+    tour) log "tour $1"; h=$CUDALAB_HOME; [[ -n ${OLD_HOME:-} && $1 == *old* ]] && h=$(cd "$OLD_HOME" && pwd)
           t0=$(date +%s.%N); CUDALAB_HOME=$h XDG_CACHE_HOME=/tmp/cl-tour-$(basename "$1") timeout 300 "$1/cudalab" tour \
             > "$out/tour_$(basename "$1").txt" 2>&1
           echo "tour $1: rc $? $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$t0" "$(date +%s.%N)") s"

@@ -16,7 +16,8 @@ labs=("$@")
 ((${#labs[@]})) || labs=(reduce transpose softmax layernorm iou nms topo_sort gemm paged_attention)
 budget=${BUDGET_S:-540}
 start=$SECONDS
-home() { if [[ $1 == old ]]; then echo "${OLD_HOME:-$CUDALAB_HOME}"; else echo "$CUDALAB_HOME"; fi; }
+# (absolute: cudalab compiles in a folder of its own)
+home() { if [[ $1 == old ]]; then (cd "${OLD_HOME:-$CUDALAB_HOME}" && pwd); else echo "$CUDALAB_HOME"; fi; }
 for side in new old; do dir=$new; [[ $side == old ]] && dir=$old   # each build measures its own ceilings, in its own cache
   CUDALAB_HOME=$(home $side) XDG_CACHE_HOME=/tmp/cl-cache-$side "$dir/cudalab" device --json > "$out/device.$side" || { echo "no GPU: nothing to measure"; exit 3; }
 done

@@ -62,8 +62,12 @@ int be_flush_l2(void);
 
 /* ---- the trusted bracket around a call (GPU; the host backend has none) ---- */
 
-/* Allocates and exports the go and done words. 0 (fds set), 1 (none: host backend), -1. */
-int be_words_export(int *go_fd, int *done_fd, size_t *bytes);
+/* Allocates and exports the go word (device memory, read-only for the exec) and the done
+ * word (host memory, a memfd, that the exec's stream writes and the judge's host reads).
+ * 0 (fds and sizes set), 1 (none: host backend), -1. */
+int be_words_export(int *go_fd, size_t *go_bytes, int *done_fd, size_t *done_bytes);
+/* Whether the done word has reached k (a read of host memory: no CUDA call). */
+int be_done_reached(uint64_t k);
 /* Starts the sentinel that sees any other context take the GPU while the judge prepares. */
 int be_sentinel_start(void);
 /* Stamps t0, ends that sentinel, and sets go = k on the judge's stream. */
@@ -75,7 +79,7 @@ int be_sentinel_end(void);
 /* Waits for the judge's streams, at most timeout_s (<= 0: no limit); then t1 - t0 and the
  * largest sentinel gap. */
 int be_settle(double timeout_s, double *bracket_ms, double *gap_us, int *timed_out);
-/* Writes done = k from a side stream, so a judge stream waiting on a failed exec drains. */
+/* Writes done = k, so a judge stream waiting on a failed exec drains. */
 void be_unblock(uint64_t k);
 
 #endif

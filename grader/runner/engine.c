@@ -783,11 +783,11 @@ typedef struct bench_stats {
 /* Whose clock the case's times are. Each timed run has the exec's own event time ev and the
  * judge's bracket br, which exceeds ev by a nearly constant offset (the context switches and
  * the handshake), measured on the exec's own kernel before the solution existed (o_med).
- * Per run the excess br - ev - o_med scatters by the host's noise; its median does not. Where
- * that median stays within the allowance, the solution's own times stand (they are the
- * precise ones), except single runs that read shorter than their bound; otherwise every run
- * is timed by the judge's bound br - o_med and the case is off_stream: the solution's clock
- * reads short, or it left work outside its stream. */
+ * Per run the excess br - ev - o_med scatters by the host's noise; its median does not. A run
+ * whose excess is within the allowance keeps its own time (the precise one); a run past it is
+ * timed by the judge's bound br - o_med. Where the median excess is past the allowance by a
+ * margin as well, every run is timed by the bound and the case is off_stream: the solution's
+ * clock reads short, or it left work outside its stream. */
 static void judge_clock(cl_run *run, const calib *cal, const double *ev, const double *br, double *times, int n,
                         bench_stats *bs)
 {
@@ -809,7 +809,11 @@ static void judge_clock(cl_run *run, const calib *cal, const double *ev, const d
      * scheduling delays (a loaded CI machine), so half of it more is allowed there */
     double loose = run->dev->is_host ? 0.5 * br_med : run->link->gated ? 0 : 0.1 * br_med;
     double allow = cal->slack + 2.0 * iqr / sqrt((double)n) + loose;
-    int agree = br_med <= 0 || d_med <= allow;
+    /* the case is off_stream only past a margin: an honest solution whose runs sit just past
+     * the allowance (some multi-kernel ones on the GPU) has those runs timed by the bound,
+     * which costs it microseconds, not its grade */
+    double margin = run->link->gated ? 0.020 + 0.02 * br_med : 0;
+    int agree = br_med <= 0 || d_med <= allow + margin;
     /* run by run too: a run whose own time is shorter than its bound allows is timed by the
      * bound (honest runs that land there on noise move the median by nothing measurable; a
      * solution that under-reports some of its runs gains nothing on those) */
@@ -994,6 +998,15 @@ static int setup_case(cl_run *run, const cl_engine_opts *o, const cl_case *c, vo
     return write_guards(run) || be_sync() ? -1 : 0;
 }
 
+/* Calibration calls are prepared like timed ones (the judge's kernels, then an L2 flush,
+ * before go): without that the offset came out 5 to 8 us short of every timed call's on the
+ * H100. */
+static int calib_prepare(void *ctx)
+{
+    (void)ctx;
+    return be_flush_l2();
+}
+
 /* The clock's offset for calls moving about `bytes`, measured on the exec's own copy kernel
  * before any student code exists. */
 static int calibrate(cl_run *run, double bytes, calib *cal)
@@ -1018,7 +1031,7 @@ static int calibrate(cl_run *run, double bytes, calib *cal)
         cl_arg_i64(&a, (int64_t)half);
         cl_call_timing t;
         char msg[1024];
-        if (cl_link_call(run->link, &a, 1, 10.0, NULL, NULL, NULL, &t, msg, sizeof msg) != CL_CALL_OK)
+        if (cl_link_call(run->link, &a, 1, 10.0, calib_prepare, NULL, NULL, &t, msg, sizeof msg) != CL_CALL_OK)
             return cl_errorf(run, "calibrating the judge's clock: %s", msg);
         off[n++] = t.bracket_ms - t.ev_ms;
         if (t.gap_us > gap)
@@ -1027,10 +1040,14 @@ static int calibrate(cl_run *run, double bytes, calib *cal)
     qsort(off, (size_t)n, sizeof *off, cmp_double);
     cal->o_med = percentile(off, n, 0.5);
     double spread = percentile(off, n, 0.9) - percentile(off, n, 0.1);
-    /* the GPU bracket: steady to microseconds, plus the host handshake of the done message;
-     * the host backend's is the OS's scheduling */
-    cal->slack = run->dev->is_host ? 5.0 + 2 * spread : run->link->gated ? 0.005 + 2 * spread : 0.5 + 2 * spread;
-    cal->gap_us = gap * 1.5 + 3.0;
+    /* the GPU bracket: steady to microseconds (the judge's host reads the done word in a
+     * loop, then stamps t1), but honest multi-kernel solutions (nms: CUB's sort, then a
+     * one-block scan) ran 10 to 20 us past a copy kernel's offset on the H100: 10 us is what
+     * a solution could hide per call; the host backend's is the OS's scheduling */
+    cal->slack = run->dev->is_host ? 5.0 + 2 * spread : run->link->gated ? 0.010 + 2 * spread : 0.5 + 2 * spread;
+    /* honest runs on the H100 showed gaps of 4 to 4.5 us now and then (a memory operation,
+     * a clock update); another context taking the GPU costs two context switches */
+    cal->gap_us = gap * 1.5 + 3.0 > 10.0 ? gap * 1.5 + 3.0 : 10.0;
     cal->done = 1;
     release_case(run);
     return 0;

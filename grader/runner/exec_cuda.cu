@@ -9,10 +9,12 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cuda_sticky.h"
 #include "grader/timing_kernels.cuh"
@@ -23,13 +25,15 @@ extern "C" {
 }
 
 #define SPIN_NS 150000ull // far longer than a solution's host code takes to enqueue its kernels
+#define SPIN_THREADS 256
 
 static cudaStream_t g_stream;
 static cudaEvent_t g_e0, g_e1;
 static CUdeviceptr g_go, g_done;
 static int g_device;
+static unsigned g_spin_blocks; // enough spin blocks to take every thread slot of every SM
 
-__global__ void exec_spin(unsigned long long ns);
+__global__ void __launch_bounds__(SPIN_THREADS) exec_spin(unsigned long long ns);
 __global__ void exec_copy(float4 *dst, const float4 *src, size_t n4);
 
 static int cuda_err(cudaError_t e, const char *what, char *err, size_t n)
@@ -69,6 +73,9 @@ extern "C" int xb_init(char *name, size_t n, char *err, size_t errn)
     RT(cudaEventCreate(&g_e0), "cudaEventCreate");
     RT(cudaEventCreate(&g_e1), "cudaEventCreate");
     g_device = 0;
+    int per_sm = 0;
+    RT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, exec_spin, SPIN_THREADS, 0), "spin occupancy");
+    g_spin_blocks = (unsigned)(per_sm > 0 ? per_sm : 1) * (unsigned)p.multiProcessorCount;
     // launch this process's own kernels once now: a first launch may set up resources
     // (local memory) with a device-wide wait, which would never end behind a waiting stream
     exec_spin<<<1, 1, 0, g_stream>>>(1000);
@@ -126,10 +133,21 @@ extern "C" void xb_unmap(void *ptr, size_t bytes)
     cuMemAddressFree((CUdeviceptr)ptr, bytes);
 }
 
+// go: device memory, read-only here. done: the judge's host memory (a memfd), registered
+// so that this process's stream can write it.
 extern "C" int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn)
 {
-    int ro = id == CL_MAP_GO && !getenv("CUDALAB_TEST_GO_RW");
-    return map_fd(fd, bytes, ro, id == CL_MAP_GO ? &g_go : &g_done, err, errn);
+    if (id == CL_MAP_GO)
+        return map_fd(fd, bytes, !getenv("CUDALAB_TEST_GO_RW"), &g_go, err, errn);
+    void *h = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (h == MAP_FAILED) {
+        snprintf(err, errn, "mapping the done word: %s", strerror(errno));
+        return -1;
+    }
+    CU(cuMemHostRegister(h, bytes, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
+       "registering the done word");
+    CU(cuMemHostGetDevicePointer(&g_done, h, 0), "the done word's device address");
+    return 0;
 }
 
 // gated once the judge has sent its words; without them (CUDALAB_UNGATED on the judge's
@@ -137,7 +155,11 @@ extern "C" int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn)
 extern "C" int xb_gated(void) { return g_go != 0 && g_done != 0; }
 extern "C" void *xb_stream(void) { return (void *)g_stream; }
 
-__global__ void exec_spin(unsigned long long ns)
+// The spin before the start event fills the whole GPU, so that no kernel the solution slipped
+// onto another stream can run beside it unseen: whatever runs before go keeps the spin's
+// blocks from starting and so shows in the judge's bracket (and before go the judge's
+// sentinel sees this context take the GPU from its own).
+__global__ void __launch_bounds__(SPIN_THREADS) exec_spin(unsigned long long ns)
 {
     const unsigned long long t0 = cl_globaltimer_ns();
     while (cl_globaltimer_ns() - t0 < ns) {
@@ -162,7 +184,7 @@ extern "C" int xb_arm(uint64_t k, char *err, size_t errn)
     if (!xb_gated())
         return 0;
     CU(cuStreamWaitValue32((CUstream)g_stream, g_go, (cuuint32_t)k, CU_STREAM_WAIT_VALUE_GEQ), "waiting for go");
-    exec_spin<<<1, 1, 0, g_stream>>>(SPIN_NS);
+    exec_spin<<<g_spin_blocks, SPIN_THREADS, 0, g_stream>>>(SPIN_NS);
     RT(cudaGetLastError(), "spin kernel");
     RT(cudaEventRecord(g_e0, g_stream), "cudaEventRecord");
     return 0;
@@ -171,7 +193,7 @@ extern "C" int xb_arm(uint64_t k, char *err, size_t errn)
 extern "C" int xb_call(uint64_t k, void (*fn)(void *), void *ctx, char *err, size_t errn)
 {
     if (!xb_gated()) {
-        exec_spin<<<1, 1, 0, g_stream>>>(SPIN_NS);
+        exec_spin<<<g_spin_blocks, SPIN_THREADS, 0, g_stream>>>(SPIN_NS);
         RT(cudaEventRecord(g_e0, g_stream), "cudaEventRecord");
         fn(ctx);
         RT(cudaEventRecord(g_e1, g_stream), "cudaEventRecord after the call");

@@ -1,11 +1,13 @@
 // expect: off_stream|wrong|timeout
-// expect-timeout: 240
+// expect-timeout: 90
 // Class 7b (a persistent kernel watching the inputs): on its first bench call it starts a
 // kernel on a private stream that never ends: it watches the last input element and, when
 // the judge writes fresh inputs, sums them into the output before the call starts. The
 // call itself does nothing. The judge's sentinel sees the foreign context while it
 // prepares every run (voided runs, then off_stream); the outputs are poisoned after the
-// fill and checked on a snapshot (wrong). Never a grade.
+// fill and checked on a snapshot (wrong); and the exec's spin, which takes every thread
+// slot, cannot start while the watcher holds one, so the first bench call never ends
+// (timeout). Never a grade.
 #include "hostile_sum.cuh"
 
 __global__ void watcher(const volatile float *in, volatile float *out, int64_t n)
