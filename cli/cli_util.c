@@ -220,8 +220,12 @@ int cl_cli_check_arch(const char *cmd, const char *arch, int will_run)
     if (!gpu.present)
         return 0; /* nothing will run here: compiling for any architecture is fine */
     /* machine code runs on its own major version, at the same or a later minor version;
-     * sm_90a-style code only on exactly that GPU */
-    int runs = major == gpu.cc_major && (suffix == 'a' ? minor == gpu.cc_minor : minor <= gpu.cc_minor);
+     * PTX (compute_XX) is compiled by the driver for any GPU at least that new; sm_90a-style
+     * code and its PTX only on exactly that GPU; sm_100f-style on its family */
+    int ptx = !strncmp(arch, "compute_", 8), cc = major * 10 + minor, gpu_cc = gpu.cc_major * 10 + gpu.cc_minor;
+    int runs = suffix == 'a'  ? cc == gpu_cc
+               : ptx && !suffix ? cc <= gpu_cc
+                                : major == gpu.cc_major && minor <= gpu.cc_minor;
     if (!runs) {
         cl_cli_error(cmd, CL_T("--arch %s builds code this GPU (%s, sm_%d%d) cannot run — leave out --arch, or use "
                                "--arch sm_%d%d"),

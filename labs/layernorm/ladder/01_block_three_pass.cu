@@ -5,7 +5,9 @@
 // var = (sum d^2 - (sum d)^2 / n) / n, the corrected two-pass form - never
 // E[x^2] - E[x]^2, which for a row near 1e4 is the difference of two numbers whose ulp is
 // 8 (rounding noise, even negative). The correction term removes the mean's own rounding
-// error, so a constant row gets var = 0 and rstd = 1 / sqrt(eps). Pass 3 writes
+// error, so a constant row gets var = 0 and rstd = 1 / sqrt(eps); the mean itself is
+// corrected the same way (mean + sum d / n): summed naively, 2^20 equal values round in the
+// same direction every time, and the mean drifts past what the checker allows. Pass 3 writes
 // y = (x - mean) * rstd * gamma + beta. Thread 0 writes mean[r] and rstd[r].
 // Why it is slow: x is read three times (the passes that re-read a row hit L2 only while
 // it is still there), and short rows leave most of the 256 threads idle between barriers.
@@ -50,15 +52,16 @@ __global__ void __launch_bounds__(THREADS)
     float s = 0.0f;
     for (int c = threadIdx.x; c < cols; c += THREADS)
         s += xr[c];
-    const float mean = block_sum2(s, 0.0f, slots_mean).x / cols;
+    const float mean0 = block_sum2(s, 0.0f, slots_mean).x / cols; // rounded: corrected below
 
     float sd = 0.0f, sd2 = 0.0f;
     for (int c = threadIdx.x; c < cols; c += THREADS) {
-        const float d = xr[c] - mean;
+        const float d = xr[c] - mean0;
         sd += d;
         sd2 += d * d;
     }
     const float2 t = block_sum2(sd, sd2, slots_var);
+    const float mean = mean0 + t.x / cols; // minus mean0's own rounding error
     const float var = fmaxf((t.y - t.x * t.x / cols) / cols, 0.0f);
     const float rstd = 1.0f / sqrtf(var + eps);
 

@@ -62,18 +62,19 @@ __global__ void __launch_bounds__(THREADS)
         v[k] = c < cols ? xr[c] : 0.0f;
         s += v[k];
     }
-    const float mean = block_sum2<THREADS>(s, 0.0f, slots_mean).x / cols;
+    const float mean0 = block_sum2<THREADS>(s, 0.0f, slots_mean).x / cols; // rounded: corrected below
 
     float sd = 0.0f, sd2 = 0.0f;
 #pragma unroll
     for (int k = 0; k < NPT; k++) {
         if (threadIdx.x + k * THREADS < cols) {
-            const float d = v[k] - mean;
+            const float d = v[k] - mean0;
             sd += d;
             sd2 += d * d;
         }
     }
     const float2 t = block_sum2<THREADS>(sd, sd2, slots_var);
+    const float mean = mean0 + t.x / cols; // minus mean0's own rounding error
     const float var = fmaxf((t.y - t.x * t.x / cols) / cols, 0.0f);
     const float rstd = 1.0f / sqrtf(var + eps);
 
@@ -102,14 +103,15 @@ __global__ void __launch_bounds__(256)
     float s = 0.0f;
     for (int c = threadIdx.x; c < cols; c += 256)
         s += xr[c];
-    const float mean = block_sum2<256>(s, 0.0f, slots_mean).x / cols;
+    const float mean0 = block_sum2<256>(s, 0.0f, slots_mean).x / cols; // rounded: corrected below
     float sd = 0.0f, sd2 = 0.0f;
     for (int c = threadIdx.x; c < cols; c += 256) {
-        const float d = xr[c] - mean;
+        const float d = xr[c] - mean0;
         sd += d;
         sd2 += d * d;
     }
     const float2 t = block_sum2<256>(sd, sd2, slots_var);
+    const float mean = mean0 + t.x / cols; // minus mean0's own rounding error
     const float var = fmaxf((t.y - t.x * t.x / cols) / cols, 0.0f);
     const float rstd = 1.0f / sqrtf(var + eps);
     for (int c = threadIdx.x; c < cols; c += 256)

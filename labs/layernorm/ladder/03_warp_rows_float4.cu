@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(THREADS)
         for (int j = 0; j < VEC; j++)
             s += v[k][j];
     }
-    const float mean = group_sum2<GROUP>(s, 0.0f, slots_mean).x / cols;
+    const float mean0 = group_sum2<GROUP>(s, 0.0f, slots_mean).x / cols; // rounded: corrected below
 
     float sd = 0.0f, sd2 = 0.0f;
 #pragma unroll
@@ -89,13 +89,14 @@ __global__ void __launch_bounds__(THREADS)
         if ((t + k * GROUP) * VEC < cols) {
 #pragma unroll
             for (int j = 0; j < VEC; j++) {
-                const float d = v[k][j] - mean;
+                const float d = v[k][j] - mean0;
                 sd += d;
                 sd2 += d * d;
             }
         }
     }
     const float2 tot = group_sum2<GROUP>(sd, sd2, slots_var);
+    const float mean = mean0 + tot.x / cols; // minus mean0's own rounding error
     const float var = fmaxf((tot.y - tot.x * tot.x / cols) / cols, 0.0f);
     const float rstd = 1.0f / sqrtf(var + eps);
 
@@ -136,14 +137,15 @@ __global__ void __launch_bounds__(256)
     float s = 0.0f;
     for (int c = threadIdx.x; c < cols; c += 256)
         s += xr[c];
-    const float mean = group_sum2<256>(s, 0.0f, slots_mean).x / cols;
+    const float mean0 = group_sum2<256>(s, 0.0f, slots_mean).x / cols; // rounded: corrected below
     float sd = 0.0f, sd2 = 0.0f;
     for (int c = threadIdx.x; c < cols; c += 256) {
-        const float d = xr[c] - mean;
+        const float d = xr[c] - mean0;
         sd += d;
         sd2 += d * d;
     }
     const float2 t = group_sum2<256>(sd, sd2, slots_var);
+    const float mean = mean0 + t.x / cols; // minus mean0's own rounding error
     const float var = fmaxf((t.y - t.x * t.x / cols) / cols, 0.0f);
     const float rstd = 1.0f / sqrtf(var + eps);
     for (int c = threadIdx.x; c < cols; c += 256)
