@@ -34,8 +34,9 @@
  *    second read of x to write y.
  *
  * Which path runs where: sm_90 and newer (Hopper, Blackwell) run the cluster path for
- * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks the compute
- * capability); sm_75 to sm_89 split those rows (two kernels). The other paths are the
+ * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks both the compute
+ * capability and what the kernels were built for); sm_75 to sm_89, and PTX of an older
+ * architecture JIT-compiled on a newer GPU, split those rows (two kernels). The other paths are the
  * same on every GPU from sm_75 on. */
 #include <cmath>
 #include <cstdint>
@@ -380,18 +381,24 @@ __global__ void __launch_bounds__(SPLIT_THREADS)
 static int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 struct device_info {
-    int sms, major;
+    int sms, clusters; /* clusters: the GPU has them and these kernels were built with them */
 };
+
+__global__ void arch_probe(void) {}
 
 static device_info device(void)
 {
     static device_info info = {0, -1};
-    if (info.major < 0) {
-        int dev = 0;
+    if (info.clusters < 0) {
+        int dev = 0, major = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&info.major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
-            info.sms = 1, info.major = 0;
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+            info.sms = 1, major = 0;
+        /* what the kernels were built for counts, not only the GPU: PTX for compute_75 runs
+         * on an H100 too, and there the cluster code is compiled out (rows left unmerged) */
+        cudaFuncAttributes a;
+        info.clusters = major >= 9 && cudaFuncGetAttributes(&a, arch_probe) == cudaSuccess && a.ptxVersion >= 90;
     }
     return info;
 }
@@ -525,7 +532,7 @@ extern "C" void layernorm(const float *x, const float *gamma, const float *beta,
         e = launch_block<1024, 4, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
     else if (vec && n4 <= 1024 * 8 && n4 <= LAYERNORM_BIG_MAX)
         e = launch_block<1024, 8, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
-    else if (vec && device().major >= 9 && !NO_CLUSTER && n4 <= MAX_CLUSTER * slice)
+    else if (vec && device().clusters && !NO_CLUSTER && n4 <= MAX_CLUSTER * slice)
         e = launch_block<LAYERNORM_WIDE_THREADS, LAYERNORM_WIDE_NV, LAYERNORM_CLUSTER_GB_SMEM != 0>(
             ARGS, (n4 + slice - 1) / slice, LAYERNORM_CLUSTER_PERSISTENT, stream);
     else

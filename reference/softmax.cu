@@ -38,8 +38,9 @@
  * argument is exact for values near the max, where the output is large.
  *
  * Which path runs where: sm_90 and newer (Hopper, Blackwell) run the cluster path for
- * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks the compute
- * capability); sm_75 to sm_89 split those rows instead. The other paths are the same
+ * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks both the compute
+ * capability and what the kernels were built for); sm_75 to sm_89, and PTX of an older
+ * architecture JIT-compiled on a newer GPU, split those rows instead. The other paths are the same
  * on every GPU from sm_75 on. */
 #include <cmath>
 #include <cstdint>
@@ -311,7 +312,11 @@ __global__ void __launch_bounds__(SPLIT_THREADS)
 
 static int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
-/* Clusters need sm_90. Compile with -DCL_NO_CLUSTER to time the pre-Hopper path. */
+__global__ void arch_probe(void) {}
+
+/* Clusters need sm_90, and kernels built for it: PTX for compute_75 runs on an H100 too,
+ * with the cluster code compiled out. Compile with -DCL_NO_CLUSTER to time the pre-Hopper
+ * path. */
 static int device_is_hopper_or_newer(void)
 {
 #ifdef CL_NO_CLUSTER
@@ -323,7 +328,8 @@ static int device_is_hopper_or_newer(void)
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
             major = 0;
-        cached = major >= 9;
+        cudaFuncAttributes a;
+        cached = major >= 9 && cudaFuncGetAttributes(&a, arch_probe) == cudaSuccess && a.ptxVersion >= 90;
     }
     return cached;
 }

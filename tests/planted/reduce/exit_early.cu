@@ -1,7 +1,7 @@
 // expect: crash
-// expect-message: without a verdict
-// Calls exit(0) before writing anything. Exit code 0 proves nothing: the run has no
-// verdict, so it failed.
+// expect-message: exited with code 0
+// Calls exit(0) before writing anything. Exit code 0 proves nothing: the solution's process
+// ended while its code ran, with no answer, so it crashed.
 #include <stdlib.h>
 
 #include "cudalab_lab.h"
