@@ -651,9 +651,10 @@ static void reset_outcome(cl_run *run)
 
 /* ---- one call of the solution ---- */
 
-typedef enum { ST_PASS, ST_WRONG, ST_OOB, ST_CUDA, ST_ERROR, ST_CRASH, ST_TIMEOUT } case_status;
+/* ST_LATE: outputs finished after the call's stream was done (off_stream) */
+typedef enum { ST_PASS, ST_WRONG, ST_OOB, ST_CUDA, ST_ERROR, ST_CRASH, ST_TIMEOUT, ST_LATE } case_status;
 static const cl_verdict status_verdict[] = {CL_V_CORRECT, CL_V_WRONG, CL_V_OUT_OF_BOUNDS, CL_V_CUDA_ERROR,
-                                            CL_V_ERROR, CL_V_CRASH, CL_V_TIMEOUT};
+                                            CL_V_ERROR, CL_V_CRASH, CL_V_TIMEOUT, CL_V_OFF_STREAM};
 
 typedef struct call_ctx {
     cl_run *run;
@@ -732,6 +733,25 @@ static case_status make_call(cl_run *run, const cl_checker *chk, void *st, uint6
 }
 
 /* After a call: guards? inputs? then the checker's verdict (on the snapshot). */
+/* 1 when an output changed after its snapshot: work of the solution's still running once
+ * the call's stream was done (by now it has finished: the exec says done only once its whole
+ * context is idle). Asked only of a failed check, to tell the student why. */
+static int outputs_changed_late(cl_run *run)
+{
+    for (int i = 0; i < run->nbufs; i++) {
+        const cl_buffer *b = &run->bufs[i];
+        if (!b->output || !b->snap || b->bytes == 0)
+            continue;
+        uint64_t live, snap;
+        if (be_hash(b->data, b->bytes, run->hash_key, &live) ||
+            be_hash(b->snap + ((const unsigned char *)b->data - b->base), b->bytes, run->hash_key, &snap))
+            return 0;
+        if (live != snap)
+            return 1;
+    }
+    return 0;
+}
+
 static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int full, const char *prefix)
 {
     int g = check_guards(run);
@@ -753,6 +773,13 @@ static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int 
     int v = chk->verify(run, st, full);
     if (v < 0)
         return be_fatal() ? ST_CUDA : ST_ERROR;
+    if ((v > 0 || run->failed) && outputs_changed_late(run)) {
+        snprintf(run->msg, sizeof run->msg,
+                 "%s%sthe outputs were still being written after the call's stream was done (work on a stream of "
+                 "your own): launch every kernel on the stream you are given",
+                 prefix, prefix[0] ? ": " : "");
+        return ST_LATE;
+    }
     if (v > 0 || run->failed) {
         if (prefix[0]) {
             char tmp[sizeof run->msg];

@@ -195,8 +195,10 @@ def main():
     for g in gaps:
         print("coverage:", g)
     rows = [r for r in ROWS if bool(r.get("gpu")) == a.gpu and (not a.only or a.only in r["name"])]
-    # rows are independent (a folder each; the shared build cache is written atomically)
-    jobs = int(os.environ.get("CUDALAB_E2E_JOBS", min(4, os.cpu_count() or 1)))
+    # rows are independent (a folder each; the shared build cache is written atomically);
+    # GPU rows run one at a time: two benches at once share the GPU, and the judge rightly
+    # reports the other's context as work outside the call (off_stream)
+    jobs = 1 if a.gpu else int(os.environ.get("CUDALAB_E2E_JOBS", min(4, os.cpu_count() or 1)))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for ok, report in pool.map(lambda r: run_row(cudalab, r, a.v), rows):
             failed += not ok
