@@ -195,7 +195,8 @@ static int verify(cl_run *run, void *vs, int full)
     cl_mm_add(cl_report_elements(run, &shape, &mt), 0, exact, got, !isnan(got) && fabs((double)got - exact) <= tol);
     if (isnan(got))
         return cl_mismatch(run, "out[0]", exact, got,
-                           "*out is NaN: it was never written (outputs start as NaN), or the sum produced one");
+                           "*out is NaN: it was never written (outputs start as NaN; work on a stream other than "
+                           "the one given runs before the inputs exist), or the sum produced one");
     if (fabs((double)got - exact) > tol)
         return cl_mismatch(run, "out[0]", exact, got,
                            "the sum of %lld elements is off by %.6g; fp32 summation allows %.3g here "

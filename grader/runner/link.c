@@ -109,7 +109,7 @@ static int expect(cl_link *l, uint32_t type, cl_lmsg *m, char *msg, size_t n)
 }
 
 int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
-                  const char *const *wrap, int sanitized, const char *file_limit, char *msg, size_t n)
+                  const char *const *wrap, int tool, const char *file_limit, char *msg, size_t n)
 {
     memset(l, 0, sizeof *l);
     l->pid = -1;
@@ -129,8 +129,8 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     argv[argc++] = (char *)solution;
     argv[argc++] = "--entry";
     argv[argc++] = (char *)entry;
-    if (sanitized)
-        argv[argc++] = "--sanitized";
+    if (tool != CL_TOOL_NONE)
+        argv[argc++] = "--sanitized"; /* sockets stay allowed */
     if (file_limit) {
         argv[argc++] = "--file-limit";
         argv[argc++] = (char *)file_limit;
@@ -138,7 +138,8 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     argv[argc] = NULL;
     cl_err err;
     int pid;
-    if (cl_proc_spawn(argv, exec_env(), sv[1], &pid, &err)) {
+    extern char **environ;
+    if (cl_proc_spawn(argv, tool == CL_TOOL_PROFILER ? environ : exec_env(), sv[1], &pid, &err)) {
         close(sv[0]);
         close(sv[1]);
         snprintf(msg, n, "cannot start the solution's process: %s", err.msg);

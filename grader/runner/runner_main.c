@@ -6,6 +6,8 @@
  *   cudalab-run --lab-yaml FILE --solution SO --mode test|bench|all|plan --verdict-fd FD
  *               [--quick] [--case NAME]... [--sanitize TOOL --sanitize-log FILE]
  *               [--file-limit BYTES]   (RLIMIT_FSIZE of the solution's process)
+ *               [--profiled]           (under ncu, not graded: the solution's process keeps
+ *                                       the environment and sockets the profiler needs)
  *
  * The secrets come on stdin, one line "NONCE SEED", never on the command line or in the
  * environment (any process of the same user can read those). The judge first makes itself
@@ -158,6 +160,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: cudalab-run --lab-yaml FILE --solution SO --mode test|bench|all --verdict-fd FD\n"
             "                   [--quick] [--case NAME]... [--sanitize TOOL --sanitize-log FILE]\n"
+            "                   [--file-limit BYTES] [--profiled]\n"
             "The parent (cudalab) writes \"NONCE SEED\" on stdin. This program is not meant to be\n"
             "run by hand; use 'cudalab test' or 'cudalab bench'.\n");
 }
@@ -212,7 +215,7 @@ static int exec_path(char *out, size_t n)
 /* The command line. */
 typedef struct run_opts {
     const char *yaml, *solution, *mode, *sanitize, *sanitize_log, *file_limit;
-    int fd, quick, nonly, plan;
+    int fd, quick, nonly, plan, profiled;
     const char **only; /* --case names, NULL-terminated */
 } run_opts;
 
@@ -226,7 +229,7 @@ static int parse_options(int argc, char **argv, run_opts *ro)
     static const struct option opts[] = {
         {"lab-yaml", required_argument, 0, 'y'}, {"solution", required_argument, 0, 's'},
         {"mode", required_argument, 0, 'm'},     {"verdict-fd", required_argument, 0, 'f'},
-        {"quick", no_argument, 0, 'q'},          {"case", required_argument, 0, 'c'},
+        {"quick", no_argument, 0, 'q'},          {"profiled", no_argument, 0, 'P'},          {"case", required_argument, 0, 'c'},
         {"sanitize", required_argument, 0, 'z'}, {"sanitize-log", required_argument, 0, 'L'},
         {"file-limit", required_argument, 0, 'F'},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
@@ -238,6 +241,7 @@ static int parse_options(int argc, char **argv, run_opts *ro)
         case 'm': ro->mode = optarg; break;
         case 'f': ro->fd = atoi(optarg); break;
         case 'q': ro->quick = 1; break;
+        case 'P': ro->profiled = 1; break;
         case 'c': ro->only[ro->nonly++] = optarg; break;
         case 'z': ro->sanitize = optarg; break;
         case 'L': ro->sanitize_log = optarg; break;
@@ -318,7 +322,8 @@ static int start_solution_process(cl_verdict_out *vo, const run_opts *ro, const 
         memcpy(wrap, w, sizeof w);
     }
     for (int attempt = 0;; attempt++) {
-        if (cl_link_start(link, exec, ro->solution, lab->entry, ro->sanitize ? wrap : NULL, ro->sanitize != NULL,
+        int tool = ro->sanitize ? CL_TOOL_SANITIZER : ro->profiled ? CL_TOOL_PROFILER : CL_TOOL_NONE;
+        if (cl_link_start(link, exec, ro->solution, lab->entry, ro->sanitize ? wrap : NULL, tool,
                           ro->file_limit, msg, sizeof msg)) {
             cl_link_stop(link);
             return stop(vo, CL_RUN_JUDGE_ERROR, msg);

@@ -115,7 +115,8 @@ int cl_profile_run(const cl_profile_opts *o, cl_ncu_report *rep, cl_err *err)
                     "--kernel-name-base", "function", "--kernel-name", filter, "--launch-count", count,
                     "--metrics", (char *)CL_NCU_METRICS, "--log-file", log,
                     (char *)o->runner, "--lab-yaml", (char *)o->lab_yaml, "--solution", (char *)o->solution_so,
-                    "--mode", "bench", "--case", (char *)o->bench_case, "--quick", "--verdict-fd", "1", NULL};
+                    "--mode", "bench", "--case", (char *)o->bench_case, "--quick", "--profiled", "--verdict-fd", "1",
+                    NULL};
     /* the judge takes its secrets on stdin only; this run is not graded, its verdict lines
      * go to the captured output */
     char stdin_line[64];

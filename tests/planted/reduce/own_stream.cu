@@ -1,8 +1,11 @@
-// expect: off_stream
+// expect: off_stream|wrong
 // A correct, fast reduction launched on a stream of its own instead of the one it is
 // given, without waiting for it. Timing with events on the given stream would see almost
-// nothing; the grader synchronises the whole device, notices the work that outlived the
-// given stream, times it honestly, and reports the ABI violation.
+// nothing. The call is made before the judge writes the inputs (the given stream waits for
+// the judge's go): on the H100 this stream's kernel ran first, the judge then wrote the
+// inputs and poisoned the outputs, and the sum was never there (wrong, with a message
+// naming the other stream). Work still running after the given stream is done is
+// off_stream. Never a grade.
 #include "cudalab_lab.h"
 
 __global__ void sum_kernel(const float *in, float *out, int64_t n)
