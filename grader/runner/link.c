@@ -139,6 +139,8 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     cl_err err;
     int pid;
     extern char **environ;
+    if (tool == CL_TOOL_PROFILER) /* (the judge's own context exists: this reaches the exec only) */
+        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
     if (cl_proc_spawn(argv, tool == CL_TOOL_PROFILER ? environ : exec_env(), sv[1], &pid, &err)) {
         close(sv[0]);
         close(sv[1]);
