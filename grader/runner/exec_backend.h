@@ -17,6 +17,10 @@ int xb_map(int fd, size_t bytes, int readonly, void **ptr, char *err, size_t err
 void xb_unmap(void *ptr, size_t bytes);
 /* The protocol words (GPU only): go is read-only here, done is written by the stream. */
 int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn);
+/* The device nodes of GPUs that are not this process's (NULL-terminated, maybe empty), for
+ * the jail to hide: on the GPU, where CUDA_VISIBLE_DEVICES names its GPU (a class run's
+ * worker), every /dev/nvidiaN but its own; the host backend's come from the test suite. */
+const char *const *xb_foreign_devices(void);
 /* 1 when a call waits for the go word on the device; 0 when it waits for LM_GO. */
 int xb_gated(void);
 void *xb_stream(void);

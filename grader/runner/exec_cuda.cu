@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -148,6 +149,43 @@ extern "C" int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn)
        "registering the done word");
     CU(cuMemHostGetDevicePointer(&g_done, h, 0), "the done word's device address");
     return 0;
+}
+
+// Where CUDA_VISIBLE_DEVICES names this process's GPU, the other /dev/nvidiaN nodes are
+// hidden from the solution. Its own node is found through the driver's /proc entry for its
+// PCI bus id ("Device Minor: N"); when that cannot be read, nothing is hidden.
+extern "C" const char *const *xb_foreign_devices(void)
+{
+    static char names[64][32];
+    static const char *list[65];
+    int n = 0, own = -1;
+    char bus[32], path[128], line[256];
+    if (getenv("CUDA_VISIBLE_DEVICES") && cudaDeviceGetPCIBusId(bus, sizeof bus, g_device) == cudaSuccess) {
+        for (char *c = bus; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+        snprintf(path, sizeof path, "/proc/driver/nvidia/gpus/%s/information", bus);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "Device Minor: %d", &own) == 1)
+                break;
+        if (f)
+            fclose(f);
+    }
+    DIR *d = own >= 0 ? opendir("/dev") : NULL;
+    struct dirent *e;
+    while (d && n < 64 && (e = readdir(d))) {
+        int minor;
+        char rest;
+        if (sscanf(e->d_name, "nvidia%d%c", &minor, &rest) == 1 && minor != own) {
+            snprintf(names[n], sizeof names[n], "/dev/%s", e->d_name);
+            list[n] = names[n];
+            n++;
+        }
+    }
+    if (d)
+        closedir(d);
+    list[n] = NULL;
+    return list;
 }
 
 // gated once the judge has sent its words; without them (CUDALAB_UNGATED on the judge's

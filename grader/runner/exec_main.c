@@ -208,7 +208,7 @@ static int load(const char *solution, const char *entry_name, int sanitized, voi
     if (home)
         snprintf(nv, sizeof nv, "%s/.nv", home); /* the driver's JIT cache */
     const char *writable[] = {"/dev", "/tmp", "/var/tmp", nv, NULL};
-    cl_jail_opts jo = {sanitized, writable};
+    cl_jail_opts jo = {sanitized, writable, xb_foreign_devices()};
     if (cl_jail_enter(&jo, note, sizeof note, err, sizeof err)) {
         reply(LM_LOADED, CL_LS_JAIL, 0, 0, err);
         return -1;

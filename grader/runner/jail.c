@@ -5,7 +5,8 @@
  * processes (so nothing outlives it), touching other processes (signals, ptrace, reading
  * their memory), changing session or group, hiding itself (dumpable, pdeathsig), namespaces,
  * mounts, keys and the network. Landlock keeps its writes beneath a few folders, so the
- * self-study caches (ceilings, reference builds) cannot be rewritten by it. */
+ * self-study caches (ceilings, reference builds) cannot be rewritten by it, and keeps it off
+ * the device nodes of GPUs that are not its own (a class run's other workers). */
 #include "jail.h"
 
 #include <errno.h>
@@ -16,15 +17,69 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* rights newer than some distributions' kernel headers (the kernel's ABI, stable) */
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14) /* Landlock ABI 3 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15) /* Landlock ABI 5 */
+#endif
 
 #ifndef PR_SET_PTRACER
 #define PR_SET_PTRACER 0x59616d61
 #endif
 
-static int landlock(const char *const *writable, char *note, size_t noten)
+#ifdef SYS_landlock_create_ruleset
+static void allow_beneath(int rs, const char *path, __u64 access)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return; /* a path that does not exist needs no rule */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) /* a file takes only the file rights */
+        access &= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+                  | LANDLOCK_ACCESS_FS_TRUNCATE
+#endif
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+                  | LANDLOCK_ACCESS_FS_IOCTL_DEV
+#endif
+            ;
+    struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+    syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+    close(fd);
+}
+
+/* /dev, entry by entry, leaving out the hidden devices (a rule on /dev itself would cover
+ * them) */
+static void allow_dev_but(int rs, __u64 access, const char *const *hidden)
+{
+    DIR *d = opendir("/dev");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char path[300];
+        snprintf(path, sizeof path, "/dev/%s", e->d_name);
+        int skip = 0;
+        for (const char *const *h = hidden; *h && !skip; h++)
+            skip = !strcmp(*h, path);
+        if (!skip)
+            allow_beneath(rs, path, access);
+    }
+    closedir(d);
+}
+#endif
+
+static int landlock(const char *const *writable, const char *const *hidden, char *note, size_t noten)
 {
 #ifdef SYS_landlock_create_ruleset
     int abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -45,6 +100,13 @@ static int landlock(const char *const *writable, char *note, size_t noten)
     if (abi >= 3)
         handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
 #endif
+    int hide = hidden && hidden[0], hide_ioctl = 0;
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+    if (hide && abi >= 5) { /* a node opened read-only would otherwise still take ioctls */
+        handled |= LANDLOCK_ACCESS_FS_IOCTL_DEV; /* (and so would none outside /dev) */
+        hide_ioctl = 1;
+    }
+#endif
     struct landlock_ruleset_attr ra = {.handled_access_fs = handled};
     int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
     if (rs < 0) {
@@ -52,20 +114,21 @@ static int landlock(const char *const *writable, char *note, size_t noten)
         return 0;
     }
     for (const char *const *w = writable; w && *w; w++) {
-        int fd = open(*w, O_PATH | O_CLOEXEC);
-        if (fd < 0)
-            continue; /* a folder that does not exist needs no rule */
-        struct landlock_path_beneath_attr pb = {.allowed_access = handled, .parent_fd = fd};
-        syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
-        close(fd);
+        if (hide && !strcmp(*w, "/dev"))
+            allow_dev_but(rs, handled, hidden);
+        else
+            allow_beneath(rs, *w, handled);
     }
+    if (hide && !hide_ioctl)
+        snprintf(note, noten, "Landlock ABI %d: the other GPUs' device nodes cannot be opened for writing, but one "
+                 "opened read-only would take ioctls", abi);
     int rc = (int)syscall(SYS_landlock_restrict_self, rs, 0);
     close(rs);
     if (rc)
         snprintf(note, noten, "Landlock restrict_self: %s: writes are not confined", strerror(errno));
     return 0;
 #else
-    (void)writable;
+    (void)writable, (void)hidden;
     snprintf(note, noten, "built without Landlock: writes are not confined");
     return 0;
 #endif
@@ -95,7 +158,7 @@ int cl_jail_enter(const cl_jail_opts *o, char *note, size_t noten, char *err, si
         return -1;
     }
     drop_capabilities();
-    landlock(o->writable, note, noten);
+    landlock(o->writable, o->hidden, note, noten);
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx) {
         snprintf(err, errn, "seccomp_init failed");

@@ -7,10 +7,12 @@
 typedef struct cl_jail_opts {
     int allow_sockets; /* compute-sanitizer's injected library talks to its front end */
     const char *const *writable; /* folders the process may still write beneath (NULL-terminated) */
+    const char *const *hidden;   /* device nodes under /dev it may not open for writing nor, where
+                                    Landlock has ABI 5, ioctl: the other GPUs of a class run */
 } cl_jail_opts;
 
-/* no_new_privs, then Landlock (writes only beneath the writable folders; skipped with a
- * note where the kernel has none), then a seccomp filter: no new processes, no signals or
+/* no_new_privs, then Landlock (writes only beneath the writable folders, and none to the
+ * hidden devices; skipped with a note where the kernel has none), then a seccomp filter: no new processes, no signals or
  * inspection of other processes, no namespaces, mounts, keys or (unless allowed) sockets,
  * no prctl that would hide the process or outlive its parent. 0, or -1 with err. note gets
  * what could not be applied (empty when everything was). */

@@ -322,6 +322,23 @@ START_TEST(class9_sabotaged_mappings_are_the_solutions_fault)
 }
 END_TEST
 
+/* ---- a class run: another worker's GPU ---- */
+
+START_TEST(class8_another_workers_gpu_cannot_be_opened)
+{
+    setenv("CUDALAB_TEST_FOREIGN_DEVICE", "/dev/full", 1);
+    grade(&r, "h_other_gpu", 0);
+    unsetenv("CUDALAB_TEST_FOREIGN_DEVICE");
+    tu_expect(&r, CL_V_CORRECT, NULL);
+    expect_out("FOREIGN rw: refused");
+    expect_out("FOREIGN control: OPENED");
+    const char *abi = r.output ? strstr(r.output, "FOREIGN abi ") : NULL;
+    ck_assert_msg(abi, "the fixture did not report the Landlock ABI:\n%s", r.output ? r.output : "(none)");
+    if (atoi(abi + strlen("FOREIGN abi ")) >= 5)
+        expect_out("FOREIGN ioctl: refused");
+}
+END_TEST
+
 /* ---- the self-study caches ---- */
 
 START_TEST(caches_cannot_be_written)
@@ -349,6 +366,10 @@ START_TEST(caches_cannot_be_written)
     expect_out("CACHE reference-selftest.so: refused");
     expect_out("CACHE unlink: refused");
     expect_not_out("WRITTEN");
+    const char *abi = r.output ? strstr(r.output, "CACHE abi ") : NULL;
+    ck_assert_msg(abi, "the fixture did not report the Landlock ABI:\n%s", r.output ? r.output : "(none)");
+    if (atoi(abi + strlen("CACHE abi ")) >= 3)
+        expect_out("CACHE truncate: refused");
     char path[4096], *text;
     size_t n;
     snprintf(path, sizeof path, "%s/device-HOST-0.json", cache);
@@ -388,6 +409,7 @@ int main(void)
     tcase_add_test(tc, class6_half_the_runs_patched_gain_nothing);
     tcase_add_test(tc, class7_work_before_the_start_is_not_a_grade);
     tcase_add_test(tc, class8_no_process_can_be_made_or_signalled);
+    tcase_add_test(tc, class8_another_workers_gpu_cannot_be_opened);
     tcase_add_test(tc, class9_constructor_exit_is_the_solutions_crash);
     tcase_add_test(tc, class9_constructor_cannot_kill_the_judge);
     tcase_add_test(tc, class9_forged_jail_failure_is_the_solutions_crash);
