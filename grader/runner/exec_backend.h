@@ -1,7 +1,8 @@
 /* exec_backend.h: the device operations of the solution's process (cudalab-exec), with two
  * implementations like the judge's backend.h:
  *   exec_cuda.cu  maps CUDA VMM descriptors; a call is enqueued behind the judge's go word
- *                 and followed by a write of the done word (stream memory operations), so
+ *                 and followed by a write of the done word (stream memory operations; done
+ *                 lies in the judge's host memory), so
  *                 the judge brackets it with a clock the solution cannot reach
  *   exec_host.c   maps memfds; a call is made when the judge says LM_GO
  * Each returns 0 or -1 with the reason in err. */
@@ -27,8 +28,9 @@ void *xb_stream(void);
 /* Right after the solution is loaded: GPU, makes the runtime load its modules now, while
  * nothing in the context waits (a module loaded behind a waiting stream never loads). */
 int xb_loaded(char *err, size_t errn);
-/* GPU: enqueues, for call k, a wait for go >= k, a short spin (so the start mark fires once
- * the solution's launches are queued) and the start mark. Host backend: nothing. */
+/* GPU: enqueues, for call k, a wait for go >= k, a spin over the whole GPU (so the start mark
+ * fires once the solution's launches are queued, and nothing of the solution's runs beside
+ * it) and the start mark. Host backend: nothing. */
 int xb_arm(uint64_t k, char *err, size_t errn);
 /* Calls fn(ctx) and marks its end; on the GPU, then enqueues done = k. */
 int xb_call(uint64_t k, void (*fn)(void *), void *ctx, char *err, size_t errn);

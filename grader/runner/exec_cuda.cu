@@ -3,9 +3,10 @@
 // Buffers arrive as CUDA VMM allocations exported by the judge as POSIX descriptors; they
 // are imported and mapped here at addresses of this process (inputs with read-only
 // access). A call is enqueued behind the judge's go word (cuStreamWaitValue32), with a
-// short spin so the start event fires only once the solution's launches are queued, and is
-// followed by a write of the done word (cuStreamWriteValue32): the judge stamps its own
-// %globaltimer before go and after done, a bracket this process cannot reach.
+// 150 us spin that fills the GPU so the start event fires only once the solution's launches
+// are queued, and is followed by a write of the done word (cuStreamWriteValue32 into the
+// judge's host memory): the judge stamps its own %globaltimer before go and as soon as it
+// sees done, a bracket this process cannot reach.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
