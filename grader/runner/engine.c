@@ -732,7 +732,6 @@ static case_status make_call(cl_run *run, const cl_checker *chk, void *st, uint6
     }
 }
 
-/* After a call: guards? inputs? then the checker's verdict (on the snapshot). */
 /* 1 when an output changed after its snapshot: work of the solution's still running once
  * the call's stream was done (by now it has finished: the exec says done only once its whole
  * context is idle). Asked only of a failed check, to tell the student why. */
@@ -752,6 +751,7 @@ static int outputs_changed_late(cl_run *run)
     return 0;
 }
 
+/* After a call: guards? inputs? then the checker's verdict (on the snapshot). */
 static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int full, const char *prefix)
 {
     int g = check_guards(run);
