@@ -105,7 +105,10 @@ START_TEST(class2_work_after_returning_is_not_seen)
 {
     grade(&r, "h_late_thread", 0);
     expect_out("LATE thread started");
-    tu_expect(&r, CL_V_WRONG, "never written");
+    /* checked before the late write (wrong), or after it, on a loaded machine: then the judge
+     * sees the outputs changed since its snapshot (off_stream); never a grade */
+    ck_assert_msg(r.verdict == CL_V_WRONG || r.verdict == CL_V_OFF_STREAM, "verdict %s: %s", vname(&r), r.message);
+    ck_assert(tu_contains(r.message, r.verdict == CL_V_WRONG ? "never written" : "still being written"));
 }
 END_TEST
 
