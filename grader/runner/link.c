@@ -33,34 +33,36 @@ static double now_ms(void)
 }
 
 /* The environment the solution sees: enough to find the driver and the toolkit, nothing
- * of cudalab's own. */
-static char **exec_env(void)
+ * of cudalab's own; under a profiler that wraps the judge (ncu's injection travels in the
+ * environment), all of the judge's. Either way every module is loaded up front: a kernel
+ * loaded lazily while the stream waits for go, or while the judge's sentinel spins, can
+ * deadlock the context. NULL-terminated, allocated (exec_env_free). */
+static char **exec_env(int whole)
 {
     static const char *keep[] = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH",
                                  "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_CACHE_PATH",
-                                 "CUDA_CACHE_DISABLE", "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES",
+                                 "CUDA_CACHE_DISABLE", "NVIDIA_VISIBLE_DEVICES",
                                  "NVIDIA_DRIVER_CAPABILITIES", "CUDALAB_TRACE", NULL};
-    /* (CUDA_MODULE_LOADING is set below, whatever the caller's) */
-    static char *env[32];
-    int n = 0;
-    for (const char **k = keep; *k && n < 31; k++) {
-        const char *v = getenv(*k);
-        if (!v)
-            continue;
-        size_t len = strlen(*k) + strlen(v) + 2;
-        env[n] = malloc(len);
-        if (env[n])
-            snprintf(env[n++], len, "%s=%s", *k, v);
-    }
-    /* every module loaded up front: a kernel loaded lazily while the stream waits for go, or
-     * while the judge's sentinel spins, can deadlock the context */
-    env[n++] = strdup("CUDA_MODULE_LOADING=EAGER");
-    /* the CPU test suite's fixtures find their scratch files through CUDALAB_TEST_*; cudalab
-     * itself never puts anything there */
+    static const char loading[] = "CUDA_MODULE_LOADING=";
     extern char **environ;
-    for (char **e = environ; *e && n < 31; e++)
-        if (!strncmp(*e, "CUDALAB_TEST_", 13))
-            env[n++] = strdup(*e);
+    size_t cap = sizeof keep / sizeof keep[0] + 2, n = 0;
+    for (char **e = environ; *e; e++)
+        cap++;
+    char **env = calloc(cap, sizeof *env);
+    if (!env)
+        return NULL;
+    for (char **e = environ; *e; e++) {
+        size_t name = strcspn(*e, "=");
+        int take = whole && strncmp(*e, loading, sizeof loading - 1);
+        /* the CPU test suite's fixtures find their scratch files through CUDALAB_TEST_*;
+         * cudalab itself never puts anything there */
+        take = take || !strncmp(*e, "CUDALAB_TEST_", 13);
+        for (const char **k = keep; *k && !take && !whole; k++)
+            take = strlen(*k) == name && !strncmp(*e, *k, name);
+        if (take)
+            env[n++] = *e;
+    }
+    env[n++] = "CUDA_MODULE_LOADING=EAGER";
     env[n] = NULL;
     return env;
 }
@@ -138,10 +140,10 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     argv[argc] = NULL;
     cl_err err;
     int pid;
-    extern char **environ;
-    if (tool == CL_TOOL_PROFILER) /* (the judge's own context exists: this reaches the exec only) */
-        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-    if (cl_proc_spawn(argv, tool == CL_TOOL_PROFILER ? environ : exec_env(), sv[1], &pid, &err)) {
+    char **env = exec_env(tool == CL_TOOL_PROFILER);
+    int spawn = env ? cl_proc_spawn(argv, env, sv[1], &pid, &err) : cl_err_set(&err, "out of memory");
+    free(env);
+    if (spawn) {
         close(sv[0]);
         close(sv[1]);
         snprintf(msg, n, "cannot start the solution's process: %s", err.msg);

@@ -327,7 +327,7 @@ END_TEST
 
 /* The Landlock ABI the fixture saw in its jail (its line "TAG abi N"): rights newer than
  * the kernel's are not asserted. */
-static int landlock_abi(const char *tag)
+static int reported_abi(const char *tag)
 {
     const char *abi = r.output ? strstr(r.output, tag) : NULL;
     ck_assert_msg(abi, "the fixture did not report the Landlock ABI:\n%s", r.output ? r.output : "(none)");
@@ -342,9 +342,11 @@ START_TEST(class8_another_workers_gpu_cannot_be_opened)
     grade(&r, "h_other_gpu", 0);
     unsetenv("CUDALAB_TEST_FOREIGN_DEVICE");
     tu_expect(&r, CL_V_CORRECT, NULL);
-    expect_out("FOREIGN rw: refused");
     expect_out("FOREIGN control: OPENED");
-    if (landlock_abi("FOREIGN abi ") >= 5)
+    int abi = reported_abi("FOREIGN abi ");
+    if (abi >= 1) /* (without Landlock the exec says so in a note, and nothing is hidden) */
+        expect_out("FOREIGN rw: refused");
+    if (abi >= 5)
         expect_out("FOREIGN ioctl: refused");
 }
 END_TEST
@@ -376,7 +378,7 @@ START_TEST(caches_cannot_be_written)
     expect_out("CACHE reference-selftest.so: refused");
     expect_out("CACHE unlink: refused");
     expect_not_out("WRITTEN");
-    if (landlock_abi("CACHE abi ") >= 3)
+    if (reported_abi("CACHE abi ") >= 3)
         expect_out("CACHE truncate: refused");
     char path[4096], *text;
     size_t n;
