@@ -145,31 +145,29 @@ static int parse_arch(const char *s, char *digits, size_t n, char *suffix)
     return 0;
 }
 
-int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err)
+/* The source, read whole into *src, and its absolute path; a file with NUL bytes is not
+ * source. */
+static int read_source(const char *path, char *abs_src, char **src, size_t *len, cl_err *err)
 {
-    memset(res, 0, sizeof *res);
-    const char *nvcc = cl_nvcc_path();
-    if (!nvcc)
-        return cl_err_set(err, "nvcc was not found (install the CUDA toolkit, or set CUDALAB_NVCC)");
-    char abs_src[CL_PATH_MAX];
-    if (!realpath(o->source, abs_src))
-        return cl_err_set(err, "%s: no such file", o->source);
-    char *src;
-    size_t src_len;
-    if (cl_read_file(abs_src, MAX_SOURCE_BYTES, &src, &src_len, err))
+    if (!realpath(path, abs_src))
+        return cl_err_set(err, "%s: no such file", path);
+    if (cl_read_file(abs_src, MAX_SOURCE_BYTES, src, len, err))
         return -1;
-    if (memchr(src, '\0', src_len)) {
-        free(src);
-        return cl_err_set(err, "%s is not a text file (it contains NUL bytes)", o->source);
+    if (memchr(*src, '\0', *len)) {
+        free(*src);
+        return cl_err_set(err, "%s is not a text file (it contains NUL bytes)", path);
     }
+    return 0;
+}
 
-    /* the architecture */
+/* The architecture: --arch, or this GPU's (sm_80 without one) with the lab's suffix on
+ * sm_90 and newer. Sets res->arch (and res->note without a GPU) and the -gencode value. */
+static int choose_arch(const cl_compile_opts *o, cl_compile_result *res, char *gencode, size_t n, cl_err *err)
+{
     char digits[8] = "80", suffix = '\0';
     if (o->arch && *o->arch) {
-        if (parse_arch(o->arch, digits, sizeof digits, &suffix)) {
-            free(src);
+        if (parse_arch(o->arch, digits, sizeof digits, &suffix))
             return cl_err_set(err, "--arch '%s' is not an architecture (e.g. sm_90, sm_86)", o->arch);
-        }
     } else {
         cl_gpu_info detected;
         const cl_gpu_info *gpu = o->gpu;
@@ -189,84 +187,75 @@ int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err)
      * GPU suite runs older architectures' code paths this way) */
     const char *code = o->arch && !strncmp(o->arch, "compute_", 8) ? "compute" : "sm";
     snprintf(res->arch, sizeof res->arch, "%s_%s%s", code, digits, suffix ? (char[]){suffix, 0} : "");
-    char gencode[96];
-    snprintf(gencode, sizeof gencode, "arch=compute_%s%s,code=%s_%s%s", digits, suffix ? (char[]){suffix, 0} : "",
-             code, digits, suffix ? (char[]){suffix, 0} : "");
+    snprintf(gencode, n, "arch=compute_%s%s,code=%s_%s%s", digits, suffix ? (char[]){suffix, 0} : "", code, digits,
+             suffix ? (char[]){suffix, 0} : "");
+    return 0;
+}
 
-    /* the cache key: everything that changes the output */
-    char include_dir[CL_PATH_MAX], header[CL_PATH_MAX];
-    snprintf(include_dir, sizeof include_dir, "%s/labs/include", cl_home_dir());
+/* The cache key: everything that changes the output (the source, the ABI header, the
+ * flags, the architecture, -lineinfo, the compiler's version). */
+static int cache_key(const char *src, size_t src_len, const char *include_dir, const char *flags, const char *gencode,
+                     int lineinfo, uint64_t *key, cl_err *err)
+{
+    char header[CL_PATH_MAX];
     snprintf(header, sizeof header, "%s/cudalab_lab.h", include_dir);
     char *hdr = NULL;
     size_t hdr_len = 0;
-    if (cl_read_file(header, 1u << 20, &hdr, &hdr_len, err)) {
-        free(src);
+    if (cl_read_file(header, 1u << 20, &hdr, &hdr_len, err))
         return -1;
-    }
-    const char *flags = o->extra_flags ? o->extra_flags : "";
     uint64_t h = 0xCBF29CE484222325ull;
     h = fnv1a(h, src, src_len);
     h = fnv1a(h, hdr, hdr_len);
     h = fnv1a(h, flags, strlen(flags));
     h = fnv1a(h, gencode, strlen(gencode));
-    h = fnv1a(h, o->lineinfo ? "L" : "-", 1);
+    h = fnv1a(h, lineinfo ? "L" : "-", 1);
     const char *ver = nvcc_version();
     h = fnv1a(h, ver, strlen(ver));
     free(hdr);
-    free(src);
+    *key = h;
+    return 0;
+}
 
-    char cache[CL_PATH_MAX], dir[CL_PATH_MAX];
-    if (cl_cache_dir(cache, sizeof cache, err))
-        return -1;
-    snprintf(dir, sizeof dir, "%s/build/%016llx", cache, (unsigned long long)h);
-    snprintf(res->so_path, sizeof res->so_path, "%s/solution.so", dir);
-    if (cl_file_exists(res->so_path)) {
-        res->ok = 1;
-        res->cached = 1;
-        return 0;
-    }
-    if (cl_mkdirs(dir, err))
-        return -1;
-
-    /* argv: fixed flags, the lab's flags split on spaces, then the source */
-    char src_dir[CL_PATH_MAX], tmp_so[CL_PATH_MAX];
-    snprintf(src_dir, sizeof src_dir, "%s", abs_src);
-    *strrchr(src_dir, '/') = '\0';
-    snprintf(tmp_so, sizeof tmp_so, "%s/solution.so.%d.tmp", dir, (int)getpid());
+/* nvcc's command line: fixed flags, the lab's flags split on spaces, then the source. */
+typedef struct nvcc_cmd {
     char *argv[64];
-    int argc = 0;
     char inc1[CL_PATH_MAX + 2], inc2[CL_PATH_MAX + 2];
-    snprintf(inc1, sizeof inc1, "-I%s", include_dir);
-    snprintf(inc2, sizeof inc2, "-I%s", src_dir);
-    const char *fixed[] = {nvcc, "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
-                           "-gencode", gencode, inc1, inc2};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        argv[argc++] = (char *)fixed[i];
-    if (o->lineinfo)
-        argv[argc++] = "-lineinfo";
-    char *flags_copy = strdup(flags), *save = NULL;
-    for (char *t = strtok_r(flags_copy, " \t", &save); t && argc < 56; t = strtok_r(NULL, " \t", &save))
-        argv[argc++] = t;
-    argv[argc++] = "-o";
-    argv[argc++] = tmp_so;
-    argv[argc++] = abs_src;
-    argv[argc] = NULL;
-    cl_strbuf cmd;
-    cl_sb_init(&cmd);
-    for (int i = 0; i < argc; i++)
-        cl_sb_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
-    snprintf(res->command, sizeof res->command, "%s", cl_sb_str(&cmd));
-    cl_sb_free(&cmd);
+    char *flags_copy; /* what argv's lab flags point into */
+} nvcc_cmd;
 
+static void nvcc_command(nvcc_cmd *c, const char *nvcc, const char *gencode, const char *include_dir,
+                         const char *src_dir, int lineinfo, const char *flags, const char *out, const char *src)
+{
+    int argc = 0;
+    snprintf(c->inc1, sizeof c->inc1, "-I%s", include_dir);
+    snprintf(c->inc2, sizeof c->inc2, "-I%s", src_dir);
+    const char *fixed[] = {nvcc, "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
+                           "-gencode", gencode, c->inc1, c->inc2};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        c->argv[argc++] = (char *)fixed[i];
+    if (lineinfo)
+        c->argv[argc++] = "-lineinfo";
+    char *save = NULL;
+    c->flags_copy = strdup(flags);
+    for (char *t = strtok_r(c->flags_copy, " \t", &save); t && argc < 56; t = strtok_r(NULL, " \t", &save))
+        c->argv[argc++] = t;
+    c->argv[argc++] = "-o";
+    c->argv[argc++] = (char *)out;
+    c->argv[argc++] = (char *)src;
+    c->argv[argc] = NULL;
+}
+
+/* Runs nvcc in the source's folder; res gets the time, the log (with a note when nvcc ran
+ * out of time) and ok when it made tmp_so. */
+static int run_nvcc(char **argv, const char *src_dir, const char *tmp_so, cl_compile_result *res, cl_err *err)
+{
     cl_proc_opts po = {0};
     po.argv = argv;
     po.timeout_s = NVCC_TIMEOUT_S;
     po.output_cap = 256u << 10;
     po.cwd = src_dir;
     cl_proc_result pr;
-    int rc = cl_proc_run(&po, &pr, err);
-    free(flags_copy);
-    if (rc)
+    if (cl_proc_run(&po, &pr, err))
         return -1;
     res->seconds = pr.seconds;
     if (pr.output_len)
@@ -281,6 +270,65 @@ int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err)
     }
     res->ok = pr.exited && pr.exit_code == 0 && cl_file_exists(tmp_so);
     cl_proc_result_free(&pr);
+    return 0;
+}
+
+/* Source -> architecture -> cache key; a hit is done, a miss runs nvcc into a temporary
+ * file and moves it into the cache, so a half-written solution.so is never seen. */
+int cl_compile(const cl_compile_opts *o, cl_compile_result *res, cl_err *err)
+{
+    memset(res, 0, sizeof *res);
+    const char *nvcc = cl_nvcc_path();
+    if (!nvcc)
+        return cl_err_set(err, "nvcc was not found (install the CUDA toolkit, or set CUDALAB_NVCC)");
+    char abs_src[CL_PATH_MAX];
+    char *src;
+    size_t src_len;
+    if (read_source(o->source, abs_src, &src, &src_len, err))
+        return -1;
+    char gencode[96];
+    if (choose_arch(o, res, gencode, sizeof gencode, err)) {
+        free(src);
+        return -1;
+    }
+    char include_dir[CL_PATH_MAX];
+    snprintf(include_dir, sizeof include_dir, "%s/labs/include", cl_home_dir());
+    const char *flags = o->extra_flags ? o->extra_flags : "";
+    uint64_t h;
+    int rc = cache_key(src, src_len, include_dir, flags, gencode, o->lineinfo, &h, err);
+    free(src);
+    if (rc)
+        return -1;
+
+    char cache[CL_PATH_MAX], dir[CL_PATH_MAX];
+    if (cl_cache_dir(cache, sizeof cache, err))
+        return -1;
+    snprintf(dir, sizeof dir, "%s/build/%016llx", cache, (unsigned long long)h);
+    snprintf(res->so_path, sizeof res->so_path, "%s/solution.so", dir);
+    if (cl_file_exists(res->so_path)) {
+        res->ok = 1;
+        res->cached = 1;
+        return 0;
+    }
+    if (cl_mkdirs(dir, err))
+        return -1;
+
+    char src_dir[CL_PATH_MAX], tmp_so[CL_PATH_MAX];
+    snprintf(src_dir, sizeof src_dir, "%s", abs_src);
+    *strrchr(src_dir, '/') = '\0';
+    snprintf(tmp_so, sizeof tmp_so, "%s/solution.so.%d.tmp", dir, (int)getpid());
+    nvcc_cmd cmd;
+    nvcc_command(&cmd, nvcc, gencode, include_dir, src_dir, o->lineinfo, flags, tmp_so, abs_src);
+    cl_strbuf line;
+    cl_sb_init(&line);
+    for (int i = 0; cmd.argv[i]; i++)
+        cl_sb_printf(&line, "%s%s", i ? " " : "", cmd.argv[i]);
+    snprintf(res->command, sizeof res->command, "%s", cl_sb_str(&line));
+    cl_sb_free(&line);
+    rc = run_nvcc(cmd.argv, src_dir, tmp_so, res, err);
+    free(cmd.flags_copy);
+    if (rc)
+        return -1;
     if (res->ok && rename(tmp_so, res->so_path) != 0)
         return cl_err_set(err, "cannot move %s into the build cache", tmp_so);
     if (!res->ok)

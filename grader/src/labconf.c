@@ -170,17 +170,10 @@ static int read_fractions(cl_yaml *y, cl_ynode *n, const char *what, const char 
     return 0;
 }
 
-static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
+/* What the lab is: name, title, difficulty, topics, and its entry point's signature. */
+static int read_identity(cl_yaml *y, cl_ynode *root, cl_lab *lab, cl_err *err)
 {
-    static const char *const top[] = {"name", "title", "difficulty", "topics", "entry", "signature",
-                                      "metric", "ceiling", "timeout", "nvcc_flags", "arch_suffix",
-                                      "banned", "tolerance", "cases", "bench", "tiers", "score",
-                                      "hints", NULL};
-    cl_ynode *root = cl_yaml_root(y), *n;
-    if (!cl_yaml_is_map(root))
-        return cl_yaml_errf(y, root, err, "lab.yaml must be a mapping");
-    if (cl_yaml_check_keys(y, root, top, err))
-        return -1;
+    cl_ynode *n;
     const char *s;
     if (!(n = cl_yaml_need(y, root, "name", err)) || cl_yaml_as_str(y, n, "name", &s, err))
         return -1;
@@ -204,7 +197,14 @@ static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
     lab->signature = dupstr(s);
     if (!strstr(lab->signature, lab->entry))
         return cl_yaml_errf(y, n, err, "signature does not mention the entry point '%s'", lab->entry);
+    return 0;
+}
 
+/* How speed is measured: the metric and the ceiling it is a fraction of, which must agree. */
+static int read_metric(cl_yaml *y, cl_ynode *root, cl_lab *lab, cl_err *err)
+{
+    cl_ynode *n;
+    const char *s;
     if (!(n = cl_yaml_need(y, root, "metric", err)) || cl_yaml_as_str(y, n, "metric", &s, err))
         return -1;
     if (!strcmp(s, "bandwidth")) lab->metric = CL_METRIC_BANDWIDTH;
@@ -224,7 +224,15 @@ static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
         return cl_yaml_errf(y, n, err, "ceiling '%s' goes with metric 'bandwidth'", s);
     if (lab->ceiling == CL_CEIL_CUBLAS && lab->metric != CL_METRIC_TFLOPS)
         return cl_yaml_errf(y, n, err, "ceiling 'cublas' goes with metric 'tflops'");
+    return 0;
+}
 
+/* How a solution is built and run: timeouts, extra nvcc flags, the Hopper suffix, and
+ * the headers and libraries it may not use. All optional. */
+static int read_build(cl_yaml *y, cl_ynode *root, cl_lab *lab, cl_err *err)
+{
+    cl_ynode *n;
+    const char *s;
     lab->timeout_test_s = 60;
     lab->timeout_bench_s = 180;
     if ((n = cl_yaml_get(y, root, "timeout"))) {
@@ -263,13 +271,15 @@ static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
                                &lab->nbanned_libs, err))
             return -1;
     }
-    if ((n = cl_yaml_get(y, root, "tolerance")) && read_tolerance(y, n, lab, err))
-        return -1;
-    if (!(n = cl_yaml_need(y, root, "cases", err)) || read_cases(y, n, 0, lab, err))
-        return -1;
-    if (!(n = cl_yaml_need(y, root, "bench", err)) || read_cases(y, n, 1, lab, err))
-        return -1;
+    return 0;
+}
 
+/* How a run becomes points: the tiers (fractions of the ceiling), the weights, and how the
+ * bench cases are aggregated. */
+static int read_score(cl_yaml *y, cl_ynode *root, cl_lab *lab, cl_err *err)
+{
+    cl_ynode *n;
+    const char *s;
     static const char *const tiers[] = {"pass", "good", "excellent", NULL};
     double *touts[] = {&lab->tier_pass, &lab->tier_good, &lab->tier_excellent};
     if (!(n = cl_yaml_need(y, root, "tiers", err)) || read_fractions(y, n, "tiers", tiers, NULL, touts, 1, err))
@@ -293,17 +303,48 @@ static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
     }
     if (!(lab->w_pass <= lab->w_good && lab->w_good <= lab->w_excellent))
         return cl_yaml_errf(y, n, err, "score weights must satisfy pass <= good <= excellent");
+    return 0;
+}
 
-    if ((n = cl_yaml_get(y, root, "hints"))) {
-        if (!cl_yaml_is_seq(n))
-            return cl_yaml_errf(y, n, err, "'hints' must be a list of {en, zh}");
-        size_t len = cl_yaml_seq_len(n);
-        if ((int)len > CL_MAX_HINTS)
-            return cl_yaml_errf(y, n, err, "too many hints (at most %d)", CL_MAX_HINTS);
-        for (size_t i = 0; i < len; i++)
-            if (read_text(y, cl_yaml_seq_at(y, n, i), "hint", &lab->hints[lab->nhints++], err))
-                return -1;
-    }
+/* The hints `cudalab hint` gives, in order (optional). */
+static int read_hints(cl_yaml *y, cl_ynode *n, cl_lab *lab, cl_err *err)
+{
+    if (!cl_yaml_is_seq(n))
+        return cl_yaml_errf(y, n, err, "'hints' must be a list of {en, zh}");
+    size_t len = cl_yaml_seq_len(n);
+    if ((int)len > CL_MAX_HINTS)
+        return cl_yaml_errf(y, n, err, "too many hints (at most %d)", CL_MAX_HINTS);
+    for (size_t i = 0; i < len; i++)
+        if (read_text(y, cl_yaml_seq_at(y, n, i), "hint", &lab->hints[lab->nhints++], err))
+            return -1;
+    return 0;
+}
+
+/* lab.yaml, top to bottom: what the lab is, how it is measured, built and run, its cases,
+ * how it is scored, its hints. */
+static int parse_lab(cl_yaml *y, cl_lab *lab, cl_err *err)
+{
+    static const char *const top[] = {"name", "title", "difficulty", "topics", "entry", "signature",
+                                      "metric", "ceiling", "timeout", "nvcc_flags", "arch_suffix",
+                                      "banned", "tolerance", "cases", "bench", "tiers", "score",
+                                      "hints", NULL};
+    cl_ynode *root = cl_yaml_root(y), *n;
+    if (!cl_yaml_is_map(root))
+        return cl_yaml_errf(y, root, err, "lab.yaml must be a mapping");
+    if (cl_yaml_check_keys(y, root, top, err))
+        return -1;
+    if (read_identity(y, root, lab, err) || read_metric(y, root, lab, err) || read_build(y, root, lab, err))
+        return -1;
+    if ((n = cl_yaml_get(y, root, "tolerance")) && read_tolerance(y, n, lab, err))
+        return -1;
+    if (!(n = cl_yaml_need(y, root, "cases", err)) || read_cases(y, n, 0, lab, err))
+        return -1;
+    if (!(n = cl_yaml_need(y, root, "bench", err)) || read_cases(y, n, 1, lab, err))
+        return -1;
+    if (read_score(y, root, lab, err))
+        return -1;
+    if ((n = cl_yaml_get(y, root, "hints")) && read_hints(y, n, lab, err))
+        return -1;
     return 0;
 }
 
