@@ -516,6 +516,183 @@ __device__ __forceinline__ void work_tile(int w, int units_m, int tiles_n, int g
     um = first + r % gsize;
     tn = r / gsize;
 }
+
+/* The persistent walk over C's tiles, the same for the producer and the consumers: CTA
+ * `rank` of cluster blockIdx.x / CLUSTER takes work items first, first + stride, ... */
+struct tile_walk {
+    int first, stride, count; /* work items: a unit of CLUSTER M tiles x one N tile */
+    int units_m, tiles_n, group_units;
+    int k_iters;
+    uint32_t rank;
+};
+
+/* The top-left corner of the C tile of work item w for this CTA. */
+template <int CLUSTER> __device__ __forceinline__ void tile_origin(const tile_walk &tw, int w, int &m0, int &n0)
+{
+    int um, tn;
+    work_tile(w, tw.units_m, tw.tiles_n, tw.group_units, um, tn);
+    m0 = (um * CLUSTER + (int)tw.rank) * BM;
+    n0 = tn * BN;
+}
+
+/* Ring slot s, parity phase: the next stage of the 4-stage ring, for both roles. */
+__device__ __forceinline__ void ring_next(int &s, uint32_t &phase)
+{
+    if (++s == STAGES) {
+        s = 0;
+        phase ^= 1;
+    }
+}
+
+/* The barriers of every stage: "full" completes on the producer's arrive plus the TMA
+ * bytes, "empty" when every consumer of the cluster has released the stage. The peer's
+ * barriers exist before anyone signals them. */
+template <int CLUSTER> __device__ __forceinline__ void init_barriers(uint64_t *full, uint64_t *empty)
+{
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(&full[s], 1);                     /* the producer's arrive + TMA bytes */
+            mbar_init(&empty[s], CONSUMERS * CLUSTER); /* every consumer of the cluster */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    if (CLUSTER > 1)
+        cluster_sync();
+    else
+        __syncthreads();
+}
+
+/* The producer: one thread feeds the ring with TMA copies, A's tile and this CTA's share
+ * of B's (multicast to both CTAs of a cluster), as soon as a stage is free everywhere. */
+template <int CLUSTER>
+__device__ __forceinline__ void produce(const tile_walk &tw, uint8_t *smem, uint64_t *full, uint64_t *empty,
+                                        const CUtensorMap *tmA, const CUtensorMap *tmB)
+{
+    int s = 0;
+    uint32_t phase = 0;
+    for (int w = tw.first; w < tw.count; w += tw.stride) {
+        int m0, n0;
+        tile_origin<CLUSTER>(tw, w, m0, n0);
+        for (int k = 0; k < tw.k_iters; k++) {
+            mbar_wait(&empty[s], phase ^ 1); /* the stage is free in every CTA */
+            uint8_t *sa = smem + s * STAGE_BYTES, *sb = sa + A_BYTES;
+            mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
+            tma_load_2d(sa, tmA, &full[s], k * BK, m0);
+            if (CLUSTER == 1) {
+#pragma unroll
+                for (int j = 0; j < BN / 64; j++)
+                    tma_load_2d(sb + j * B_CHUNK, tmB, &full[s], n0 + j * 64, k * BK);
+            } else {
+                constexpr int PER = BN / 64 / CLUSTER;
+#pragma unroll
+                for (int j = (int)tw.rank * PER; j < ((int)tw.rank + 1) * PER; j++)
+                    tma_load_2d_multicast(sb + j * B_CHUNK, tmB, &full[s], n0 + j * 64, k * BK,
+                                          (uint16_t)((1u << CLUSTER) - 1));
+            }
+            ring_next(s, phase);
+        }
+    }
+}
+
+/* A consumer gives stage `prev` back to the producers of every CTA of the cluster. */
+template <int CLUSTER> __device__ __forceinline__ void release_stage(uint64_t *empty, int prev, int t)
+{
+    if (prev >= 0 && t == 0) {
+#pragma unroll
+        for (int r = 0; r < CLUSTER; r++) {
+            if (CLUSTER == 1) mbar_arrive_local(&empty[prev]);
+            else mbar_arrive_cluster(&empty[prev], (uint32_t)r);
+        }
+    }
+}
+
+/* The main loop of one tile for consumer c: d = A B over K with wgmma from shared memory,
+ * one k-step in flight while the next is issued; each stage is released as soon as the
+ * wgmma reading it is done. */
+template <int CLUSTER>
+__device__ __forceinline__ void consume_tile(const tile_walk &tw, uint8_t *smem, uint64_t *full, uint64_t *empty, int c,
+                                             int t, int &s, uint32_t &phase, float (&d)[128])
+{
+    int prev = -1;
+    for (int k = 0; k < tw.k_iters; k++) {
+        mbar_wait(&full[s], phase);
+        const uint32_t a0 = smem_u32(smem + s * STAGE_BYTES) + c * 64 * 128;
+        const uint32_t b0 = smem_u32(smem + s * STAGE_BYTES + A_BYTES);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; kk++) {
+            /* A: K-major, 8-row groups 1 KB apart; k-step = 32 bytes along the row.
+             * B: N-major, 64-column chunks B_CHUNK apart (LBO), 8-row groups 1 KB
+             *    apart (SBO); k-step = 16 rows = 2 KB. */
+            uint64_t da = make_desc(a0 + kk * 32, 16, 1024);
+            uint64_t db = make_desc(b0 + kk * 2048, B_CHUNK, 1024);
+            wgmma_m64n256k16(d, da, db, (k | kk) != 0);
+        }
+        wgmma_commit();
+        wgmma_wait<1>(); /* the previous k-step's wgmma is done with its stage */
+        release_stage<CLUSTER>(empty, prev, t);
+        prev = s;
+        ring_next(s, phase);
+    }
+    wgmma_wait<0>();
+    fence_acc(d);
+    release_stage<CLUSTER>(empty, prev, t);
+}
+
+#if GEMM_TMA_STORE
+/* Epilogue: fp16 to shared memory with stmatrix (128-byte swizzled, no bank conflicts),
+ * then one thread stores each 64 x 64 box with TMA, which clips rows >= M and columns >= N.
+ * Two buffers per consumer: the next box is written while the previous one is still being
+ * copied out, and the next tile's wgmma starts while the last boxes drain. */
+__device__ __forceinline__ void store_tile(const float (&d)[128], uint8_t *smem, const CUtensorMap *tmC, int c, int t,
+                                           int m0, int n0)
+{
+    const int warp = t / 32, lane = t % 32;
+    const uint32_t cbuf = smem_u32(smem + STAGES * STAGE_BYTES) + c * 2 * C_CHUNK;
+#pragma unroll
+    for (int q = 0; q < BN / 64; q++) {
+        const uint32_t buf = cbuf + (q & 1) * C_CHUNK;
+        if (t == 0) bulk_wait_read<1>(); /* the store that last used buf is done reading */
+        warpgroup_barrier(c);
+        const int row = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+#pragma unroll
+        for (int jj = 0; jj < 8; jj += 2) {
+            const int j = q * 8 + jj; /* 8-column block within the 256 */
+            const int chunk = jj + (lane >> 4);
+            stmatrix_x4(buf + row * 128 + ((chunk ^ (row & 7)) << 4), pack_half2(d[4 * j], d[4 * j + 1]),
+                        pack_half2(d[4 * j + 2], d[4 * j + 3]), pack_half2(d[4 * j + 4], d[4 * j + 5]),
+                        pack_half2(d[4 * j + 6], d[4 * j + 7]));
+        }
+        fence_proxy_async_shared();
+        warpgroup_barrier(c);
+        if (t == 0) {
+            tma_store_2d(tmC, buf, n0 + q * 64, m0 + c * 64);
+            bulk_commit();
+        }
+    }
+}
+#else
+/* Epilogue: thread holds rows (g, g+8) of its warp's 16, cols 8j + 2(lane%4) */
+__device__ __forceinline__ void store_tile(const float (&d)[128], __half *__restrict__ C, int M, int N, int c, int t,
+                                           int m0, int n0)
+{
+    const int warp = t / 32, lane = t % 32;
+    const int row = m0 + c * 64 + warp * 16 + (lane >> 2);
+    const int col0 = n0 + (lane & 3) * 2;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++) {
+        const int col = col0 + j * 8;
+        if (col < N) { /* N % 8 == 0: col < N implies col + 1 < N */
+            if (row < M)
+                *reinterpret_cast<__half2 *>(C + (size_t)row * N + col) = __floats2half2_rn(d[4 * j], d[4 * j + 1]);
+            if (row + 8 < M)
+                *reinterpret_cast<__half2 *>(C + (size_t)(row + 8) * N + col) =
+                    __floats2half2_rn(d[4 * j + 2], d[4 * j + 3]);
+        }
+    }
+}
+#endif
 #endif /* GEMM_SM90A */
 
 template <int CLUSTER>
@@ -532,155 +709,40 @@ __global__ void __launch_bounds__(THREADS, 1)
     uint64_t *empty = full + STAGES;
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-    const uint32_t rank = CLUSTER > 1 ? cluster_ctarank() : 0;
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int units_m = (tiles_m + CLUSTER - 1) / CLUSTER;
-    const int work_count = units_m * tiles_n;
-    const int first_work = blockIdx.x / CLUSTER, work_stride = gridDim.x / CLUSTER;
-    const int k_iters = (K + BK - 1) / BK;
+    tile_walk tw;
+    tw.rank = CLUSTER > 1 ? cluster_ctarank() : 0;
+    const int tiles_m = (M + BM - 1) / BM;
+    tw.tiles_n = (N + BN - 1) / BN;
+    tw.units_m = (tiles_m + CLUSTER - 1) / CLUSTER;
+    tw.count = tw.units_m * tw.tiles_n;
+    tw.first = blockIdx.x / CLUSTER;
+    tw.stride = gridDim.x / CLUSTER;
+    tw.group_units = group_units;
+    tw.k_iters = (K + BK - 1) / BK;
 
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int s = 0; s < STAGES; s++) {
-            mbar_init(&full[s], 1);                     /* the producer's arrive + TMA bytes */
-            mbar_init(&empty[s], CONSUMERS * CLUSTER); /* every consumer of the cluster */
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    if (CLUSTER > 1)
-        cluster_sync(); /* the peer's barriers exist before anyone signals them */
-    else
-        __syncthreads();
-
+    init_barriers<CLUSTER>(full, empty);
     if (wg == 0) {
-        /* ---- producer: one thread feeds the ring with TMA copies ---- */
+        /* ---- producer warpgroup: gives its registers away, one thread issues the TMA ---- */
         setmaxnreg_dec<40>();
-        if (t == 0) {
-            int s = 0;
-            uint32_t phase = 0;
-            for (int w = first_work; w < work_count; w += work_stride) {
-                int um, tn;
-                work_tile(w, units_m, tiles_n, group_units, um, tn);
-                const int m0 = (um * CLUSTER + (int)rank) * BM, n0 = tn * BN;
-                for (int k = 0; k < k_iters; k++) {
-                    mbar_wait(&empty[s], phase ^ 1); /* the stage is free in every CTA */
-                    uint8_t *sa = smem + s * STAGE_BYTES, *sb = sa + A_BYTES;
-                    mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
-                    tma_load_2d(sa, &tmA, &full[s], k * BK, m0);
-                    if (CLUSTER == 1) {
-#pragma unroll
-                        for (int j = 0; j < BN / 64; j++)
-                            tma_load_2d(sb + j * B_CHUNK, &tmB, &full[s], n0 + j * 64, k * BK);
-                    } else {
-                        constexpr int PER = BN / 64 / CLUSTER;
-#pragma unroll
-                        for (int j = (int)rank * PER; j < ((int)rank + 1) * PER; j++)
-                            tma_load_2d_multicast(sb + j * B_CHUNK, &tmB, &full[s], n0 + j * 64, k * BK,
-                                                  (uint16_t)((1u << CLUSTER) - 1));
-                    }
-                    if (++s == STAGES) {
-                        s = 0;
-                        phase ^= 1;
-                    }
-                }
-            }
-        }
+        if (t == 0)
+            produce<CLUSTER>(tw, smem, full, empty, &tmA, &tmB);
     } else {
         /* ---- consumers: wgmma on 64 rows each, then the epilogue ---- */
         setmaxnreg_inc<232>();
-        const int c = wg - 1, warp = t / 32, lane = t % 32;
+        const int c = wg - 1;
         float d[128];
 #pragma unroll
         for (int i = 0; i < 128; i++) d[i] = 0.0f;
         int s = 0;
         uint32_t phase = 0;
-        for (int w = first_work; w < work_count; w += work_stride) {
-            int um, tn;
-            work_tile(w, units_m, tiles_n, group_units, um, tn);
-            const int m0 = (um * CLUSTER + (int)rank) * BM, n0 = tn * BN;
-            int prev = -1;
-            for (int k = 0; k < k_iters; k++) {
-                mbar_wait(&full[s], phase);
-                const uint32_t a0 = smem_u32(smem + s * STAGE_BYTES) + c * 64 * 128;
-                const uint32_t b0 = smem_u32(smem + s * STAGE_BYTES + A_BYTES);
-                wgmma_fence();
-#pragma unroll
-                for (int kk = 0; kk < BK / 16; kk++) {
-                    /* A: K-major, 8-row groups 1 KB apart; k-step = 32 bytes along the row.
-                     * B: N-major, 64-column chunks B_CHUNK apart (LBO), 8-row groups 1 KB
-                     *    apart (SBO); k-step = 16 rows = 2 KB. */
-                    uint64_t da = make_desc(a0 + kk * 32, 16, 1024);
-                    uint64_t db = make_desc(b0 + kk * 2048, B_CHUNK, 1024);
-                    wgmma_m64n256k16(d, da, db, (k | kk) != 0);
-                }
-                wgmma_commit();
-                wgmma_wait<1>(); /* the previous k-step's wgmma is done with its stage */
-                if (prev >= 0 && t == 0) {
-#pragma unroll
-                    for (int r = 0; r < CLUSTER; r++) {
-                        if (CLUSTER == 1) mbar_arrive_local(&empty[prev]);
-                        else mbar_arrive_cluster(&empty[prev], (uint32_t)r);
-                    }
-                }
-                prev = s;
-                if (++s == STAGES) {
-                    s = 0;
-                    phase ^= 1;
-                }
-            }
-            wgmma_wait<0>();
-            fence_acc(d);
-            if (prev >= 0 && t == 0) {
-#pragma unroll
-                for (int r = 0; r < CLUSTER; r++) {
-                    if (CLUSTER == 1) mbar_arrive_local(&empty[prev]);
-                    else mbar_arrive_cluster(&empty[prev], (uint32_t)r);
-                }
-            }
+        for (int w = tw.first; w < tw.count; w += tw.stride) {
+            int m0, n0;
+            tile_origin<CLUSTER>(tw, w, m0, n0);
+            consume_tile<CLUSTER>(tw, smem, full, empty, c, t, s, phase, d);
 #if GEMM_TMA_STORE
-            /* epilogue: fp16 to shared memory with stmatrix (128-byte swizzled, no bank
-             * conflicts), then one thread stores each 64 x 64 box with TMA, which clips
-             * rows >= M and columns >= N. Two buffers per consumer: the next box is
-             * written while the previous one is still being copied out, and the next
-             * tile's wgmma starts while the last boxes drain. */
-            const uint32_t cbuf = smem_u32(smem + STAGES * STAGE_BYTES) + c * 2 * C_CHUNK;
-#pragma unroll
-            for (int q = 0; q < BN / 64; q++) {
-                const uint32_t buf = cbuf + (q & 1) * C_CHUNK;
-                if (t == 0) bulk_wait_read<1>(); /* the store that last used buf is done reading */
-                warpgroup_barrier(c);
-                const int row = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
-#pragma unroll
-                for (int jj = 0; jj < 8; jj += 2) {
-                    const int j = q * 8 + jj; /* 8-column block within the 256 */
-                    const int chunk = jj + (lane >> 4);
-                    stmatrix_x4(buf + row * 128 + ((chunk ^ (row & 7)) << 4), pack_half2(d[4 * j], d[4 * j + 1]),
-                                pack_half2(d[4 * j + 2], d[4 * j + 3]), pack_half2(d[4 * j + 4], d[4 * j + 5]),
-                                pack_half2(d[4 * j + 6], d[4 * j + 7]));
-                }
-                fence_proxy_async_shared();
-                warpgroup_barrier(c);
-                if (t == 0) {
-                    tma_store_2d(&tmC, buf, n0 + q * 64, m0 + c * 64);
-                    bulk_commit();
-                }
-            }
+            store_tile(d, smem, &tmC, c, t, m0, n0);
 #else
-            /* epilogue: thread holds rows (g, g+8) of its warp's 16, cols 8j + 2(lane%4) */
-            const int row = m0 + c * 64 + warp * 16 + (lane >> 2);
-            const int col0 = n0 + (lane & 3) * 2;
-#pragma unroll
-            for (int j = 0; j < BN / 8; j++) {
-                const int col = col0 + j * 8;
-                if (col < N) { /* N % 8 == 0: col < N implies col + 1 < N */
-                    if (row < M)
-                        *reinterpret_cast<__half2 *>(C + (size_t)row * N + col) =
-                            __floats2half2_rn(d[4 * j], d[4 * j + 1]);
-                    if (row + 8 < M)
-                        *reinterpret_cast<__half2 *>(C + (size_t)(row + 8) * N + col) =
-                            __floats2half2_rn(d[4 * j + 2], d[4 * j + 3]);
-                }
-            }
+            store_tile(d, C, M, N, c, t, m0, n0);
 #endif
         }
         if (GEMM_TMA_STORE && t == 0) bulk_wait<0>(); /* C is written before the kernel ends */

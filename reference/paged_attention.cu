@@ -155,7 +155,7 @@ template <int D> __device__ __forceinline__ uint32_t swz(int r, int c)
     return (uint32_t)(r * D + ((c ^ (r & 7)) << 3)) * 2u;
 }
 
-// ---- the kernel ----
+// ---- the plan, the cursor over units, the merge counters ----
 
 struct pa_plan {
     float *po;                   // partials [cta][slot 0/1][warp][head][D]
@@ -265,59 +265,325 @@ __device__ void pa_fold_partials(const pa_plan &pl, int first, int first_slot, i
 
 template <int D> __host__ __device__ constexpr int warp_ring_bytes() { return pa_stages<D>() * 2 * PA_TILE * D * 2; }
 
+// ---- the kernel's steps, in the order it takes them ----
+
+// This CTA's units: thread t sums the units of sequences [t*per, (t+1)*per), a block scan
+// gives U and each range's first unit, and the thread whose range holds the CTA's first unit
+// finds its sequence (all loads of context_lens in flight at once). Leaves U, the first
+// unit's sequence and that sequence's first unit in s_info[0..2].
+__device__ __forceinline__ void pa_find_first_unit(const paged_attention_args &a, int nkc, long long *s_info, int warp,
+                                                   int lane)
+{
+    const int nt = blockDim.x, per = (a.num_seqs + nt - 1) / nt;
+    const int sb = min((int)threadIdx.x * per, a.num_seqs), se = min(sb + per, a.num_seqs);
+    long long mine = 0;
+    for (int s = sb; s < se; s++)
+        mine += (long long)nkc * ((__ldg(a.context_lens + s) + PA_TILE - 1) / PA_TILE);
+    long long incl = mine; // inclusive scan: in the warp, then over the warps' totals
+#pragma unroll
+    for (int off = 1; off < 32; off *= 2) {
+        const long long y = __shfl_up_sync(0xffffffffu, incl, off);
+        if (lane >= off)
+            incl += y;
+    }
+    long long *s_warp = s_info + 3; // [PA_MAX_WARPS]
+    if (lane == 31)
+        s_warp[warp] = incl;
+    __syncthreads();
+    long long before = 0, U = 0;
+    for (int w = 0; w < (int)blockDim.x / 32; w++) {
+        before += w < warp ? s_warp[w] : 0;
+        U += s_warp[w];
+    }
+    const long long grid = min((long long)gridDim.x, U);
+    if (blockIdx.x < grid) {
+        const long long u0 = blockIdx.x * U / grid;
+        long long p = before + incl - mine; // first unit of sequence sb
+        if (p <= u0 && u0 < p + mine)
+            for (int s = sb; s < se; s++) {
+                const long long n = (long long)nkc * ((__ldg(a.context_lens + s) + PA_TILE - 1) / PA_TILE);
+                if (u0 < p + n) {
+                    s_info[1] = s;
+                    s_info[2] = p;
+                    break;
+                }
+                p += n;
+            }
+    }
+    if (threadIdx.x == 0)
+        s_info[0] = U;
+}
+
+// What a lane needs at every tile, fixed for the whole kernel.
+struct pa_lane {
+    int warp, lane;
+    int gr, tq;         // MMA fragment: row group, column pair
+    int lm, lr;         // ldmatrix: which 8x8 matrix, which of its rows
+    int lrow, lch;      // copies: first row, 16-byte chunk of the row
+    int G, qchunks;     // query heads per kv head, chunks of them
+    int bs_mask;        // token -> slot in its block
+    size_t row_stride;  // halves between slots of a block
+    uint32_t ring;      // the warp's ring in shared memory
+    uint64_t pol;       // L2 evict-first
+};
+
+// The running attention of the segment being computed: the group's query heads as the A
+// operand of Q K^T, and the unnormalised output, maximum and sum of rows gr and gr + 8.
+template <int D> struct pa_segment {
+    uint32_t qa[D / 16][4];
+    float acc[D / 8][4];
+    float m_lo, m_hi, l_lo, l_hi;
+    int h0; // first query head of the group
+};
+
+// Issues the copies of the K and V rows of tile ld into ring slot `stage`. Lane l copies
+// 16-byte chunk l % CPR of rows l / CPR, l / CPR + RPI, ... of the tile; rows past the
+// context are zero-filled.
+template <int D>
+__device__ __forceinline__ void pa_load_tile(const paged_attention_args &a, const pa_plan &pl, const pa_lane &ln,
+                                             const pa_cursor &ld, int stage)
+{
+    constexpr int CPR = D / 8, RPI = 32 / CPR, STAGE_BYTES = 2 * PA_TILE * D * 2;
+    const int grp = ld.kc * pl.warps + ln.warp, g = ln.qchunks == 1 ? grp : grp / ln.qchunks;
+    const int *table = a.block_tables + (size_t)ld.s * a.max_blocks_per_seq;
+    const size_t lane_off = (size_t)g * D + ln.lch * 8;
+    const int tok0 = ld.t * PA_TILE;
+    const uint32_t dst = ln.ring + stage * STAGE_BYTES;
+    if (pl.log2_bs >= 4) { // the tile lies in one block: one table entry, rows one stride apart
+        const size_t row0 = ((size_t)__ldg(table + (tok0 >> pl.log2_bs)) << pl.log2_bs) + (tok0 & ln.bs_mask) + ln.lrow;
+        const __half *kr = a.k_cache + row0 * ln.row_stride + lane_off, *vr = a.v_cache + row0 * ln.row_stride + lane_off;
+#pragma unroll
+        for (int i = 0; i < PA_TILE / RPI; i++) {
+            const int r = i * RPI + ln.lrow, n = tok0 + r < ld.ctx ? 16 : 0; // past the context: zeros
+            const size_t step = (size_t)i * RPI * ln.row_stride;
+            cp_async16(dst + swz<D>(r, ln.lch), kr + step, n, ln.pol);
+            cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, ln.lch), vr + step, n, ln.pol);
+        }
+    } else { // small blocks: a table entry per row
+#pragma unroll
+        for (int i = 0; i < PA_TILE / RPI; i++) {
+            const int r = i * RPI + ln.lrow, tok = tok0 + r;
+            const bool ok = tok < ld.ctx;
+            const size_t row = ok ? ((size_t)__ldg(table + (tok >> pl.log2_bs)) << pl.log2_bs) + (tok & ln.bs_mask) : 0;
+            cp_async16(dst + swz<D>(r, ln.lch), a.k_cache + row * ln.row_stride + lane_off, ok ? 16 : 0, ln.pol);
+            cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, ln.lch), a.v_cache + row * ln.row_stride + lane_off, ok ? 16 : 0,
+                       ln.pol);
+        }
+    }
+}
+
+// A new (sequence, group): its query heads as the A operand (rows >= hpc zero), an empty
+// accumulator.
+template <int D>
+__device__ __forceinline__ void pa_begin_segment(const paged_attention_args &a, const pa_plan &pl, const pa_lane &ln,
+                                                 const pa_cursor &cur, pa_segment<D> &sg)
+{
+    const int grp = cur.kc * pl.warps + ln.warp;
+    sg.h0 = (grp / ln.qchunks) * ln.G + (grp % ln.qchunks) * pl.hpc;
+    const __half *q = a.q + ((size_t)cur.s * a.num_heads + sg.h0) * D;
+    const int gr = ln.gr, tq = ln.tq;
+    const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        const int col = kk * 16 + 2 * tq;
+        sg.qa[kk][0] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col) : 0u;
+        sg.qa[kk][1] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col) : 0u;
+        sg.qa[kk][2] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col + 8) : 0u;
+        sg.qa[kk][3] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col + 8) : 0u;
+    }
+#pragma unroll
+    for (int n = 0; n < D / 8; n++)
+        sg.acc[n][0] = sg.acc[n][1] = sg.acc[n][2] = sg.acc[n][3] = 0.f;
+    sg.m_lo = sg.m_hi = -INFINITY;
+    sg.l_lo = sg.l_hi = 0.f;
+}
+
+// S = Q K^T for the tile whose K rows start at shared address sk: s0 holds tokens 0-7 of the
+// tile, s1 tokens 8-15.
+template <int D>
+__device__ __forceinline__ void pa_scores(const pa_lane &ln, const pa_segment<D> &sg, uint32_t sk, float (&s0)[4],
+                                          float (&s1)[4])
+{
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        uint32_t b[4];
+        ldmatrix_x4(b, sk + swz<D>((ln.lm / 2) * 8 + ln.lr, kk * 2 + (ln.lm & 1)));
+        mma_16816(s0, sg.qa[kk], b[0], b[1]);
+        mma_16816(s1, sg.qa[kk], b[2], b[3]);
+    }
+}
+
+// Online softmax over one tile: masks tokens past the context, moves the reference maximum
+// when it must (rescaling the accumulator), adds the tile's probabilities to the sums and
+// returns them as the A fragment of P V (rounded to fp16). This lane holds tokens 2tq, 2tq+1
+// (s0) and 8+2tq, 9+2tq (s1).
+template <int D>
+__device__ __forceinline__ void pa_online_softmax(const pa_lane &ln, const pa_cursor &cu, float scl, float (&s0)[4],
+                                                  float (&s1)[4], pa_segment<D> &sg, uint32_t (&pa)[4])
+{
+    const int t0 = cu.t * PA_TILE + 2 * ln.tq;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        s0[i] = t0 + (i & 1) < cu.ctx ? s0[i] * scl : -INFINITY;
+        s1[i] = t0 + 8 + (i & 1) < cu.ctx ? s1[i] * scl : -INFINITY;
+    }
+    float mx_lo = fmaxf(fmaxf(s0[0], s0[1]), fmaxf(s1[0], s1[1]));
+    float mx_hi = fmaxf(fmaxf(s0[2], s0[3]), fmaxf(s1[2], s1[3]));
+#pragma unroll
+    for (int off = 1; off < 4; off *= 2) {
+        mx_lo = fmaxf(mx_lo, __shfl_xor_sync(0xffffffffu, mx_lo, off));
+        mx_hi = fmaxf(mx_hi, __shfl_xor_sync(0xffffffffu, mx_hi, off));
+    }
+    // Lazy rescaling: the reference maximum moves only when a score exceeds it by more than
+    // 2^8, so p <= 256 (exact enough in fp16) and the accumulator is rescaled a few times
+    // per sequence instead of at every tile where a maximum grows.
+    if (__any_sync(0xffffffffu, mx_lo > sg.m_lo + PA_LAZY || mx_hi > sg.m_hi + PA_LAZY)) {
+        const float mn_lo = fmaxf(sg.m_lo, mx_lo), mn_hi = fmaxf(sg.m_hi, mx_hi); // finite: the tile has a token
+        const float al_lo = exp2f(sg.m_lo - mn_lo), al_hi = exp2f(sg.m_hi - mn_hi);
+        sg.m_lo = mn_lo;
+        sg.m_hi = mn_hi;
+        sg.l_lo *= al_lo;
+        sg.l_hi *= al_hi;
+#pragma unroll
+        for (int n = 0; n < D / 8; n++) {
+            sg.acc[n][0] *= al_lo;
+            sg.acc[n][1] *= al_lo;
+            sg.acc[n][2] *= al_hi;
+            sg.acc[n][3] *= al_hi;
+        }
+    }
+    float p0[4], p1[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float mi = i < 2 ? sg.m_lo : sg.m_hi;
+        p0[i] = exp2f(s0[i] - mi);
+        p1[i] = exp2f(s1[i] - mi);
+    }
+    sg.l_lo += p0[0] + p0[1] + p1[0] + p1[1];
+    sg.l_hi += p0[2] + p0[3] + p1[2] + p1[3];
+    pa[0] = pack_half2(p0[0], p0[1]);
+    pa[1] = pack_half2(p0[2], p0[3]);
+    pa[2] = pack_half2(p1[0], p1[1]);
+    pa[3] = pack_half2(p1[2], p1[3]);
+}
+
+// O += P V for the tile whose V rows start at shared address sv: P's A fragment is the S
+// accumulator's layout, so the probabilities never leave registers.
+template <int D>
+__device__ __forceinline__ void pa_accumulate_pv(const pa_lane &ln, const uint32_t (&pa)[4], uint32_t sv, pa_segment<D> &sg)
+{
+#pragma unroll
+    for (int dp = 0; dp < D / 16; dp++) {
+        uint32_t b[4];
+        ldmatrix_x4_trans(b, sv + swz<D>((ln.lm & 1) * 8 + ln.lr, dp * 2 + ln.lm / 2));
+        mma_16816(sg.acc[2 * dp], pa, b[0], b[1]);
+        mma_16816(sg.acc[2 * dp + 1], pa, b[2], b[3]);
+    }
+}
+
+// Leaves this warp's piece of a cut group in scratch: slot 0 for the CTA's first segment, 1
+// for its last.
+template <int D>
+__device__ __forceinline__ void pa_write_partial(const pa_plan &pl, const pa_lane &ln, int c, bool first_seg,
+                                                 const pa_segment<D> &sg)
+{
+    const int gr = ln.gr, tq = ln.tq;
+    const size_t pi = ((size_t)(c * 2 + (first_seg ? 0 : 1)) * pl.warps + ln.warp) * pl.hpc;
+    float *o = pl.po + pi * D + 2 * tq;
+#pragma unroll
+    for (int n = 0; n < D / 8; n++) {
+        if (gr < pl.hpc)
+            *reinterpret_cast<float2 *>(o + gr * D + n * 8) = make_float2(sg.acc[n][0], sg.acc[n][1]);
+        if (gr + 8 < pl.hpc)
+            *reinterpret_cast<float2 *>(o + (gr + 8) * D + n * 8) = make_float2(sg.acc[n][2], sg.acc[n][3]);
+    }
+    if (tq == 0 && gr < pl.hpc)
+        pl.pml[pi + gr] = make_float2(sg.m_lo, sg.l_lo);
+    if (tq == 0 && gr + 8 < pl.hpc)
+        pl.pml[pi + gr + 8] = make_float2(sg.m_hi, sg.l_hi);
+}
+
+// A group cut by CTA boundaries: CTAs first..last hold a piece each. The others count
+// themselves in once their partial is visible. When all of them have, this warp merges
+// theirs into its registers and leaves nothing behind; otherwise it leaves its partial,
+// counts itself in, and the last one in merges. Returns whether this warp writes the output
+// (its registers then hold the whole group).
+template <int D>
+__device__ __forceinline__ bool pa_merge_cut_group(const paged_attention_args &a, const pa_plan &pl, const pa_lane &ln,
+                                                   const pa_cursor &cu, long long gstart, long long U, long long grid,
+                                                   int c, bool first_seg, pa_segment<D> &sg)
+{
+    const int lane = ln.lane, warp = ln.warp;
+    const long long gend = gstart + cu.ntile;
+    const int first = (int)(((gstart + 1) * grid - 1) / U), last = (int)((gend * grid - 1) / U);
+    const int ncon = last - first + 1, first_slot = gstart == first * U / grid ? 0 : 1;
+    unsigned long long *counter = pl.arrived + (size_t)first * pl.warps + warp;
+    bool write_out = false;
+    int others_in = 0;
+    if (!pl.wide_merge && lane == 0)
+        others_in = arrivals(ld_acquire(counter), pl.epoch);
+    others_in = __shfl_sync(0xffffffffu, others_in, 0);
+    if (others_in == ncon - 1 && !pl.wide_merge) {
+        write_out = true;
+    } else {
+        pa_write_partial<D>(pl, ln, c, first_seg, sg);
+        if (pl.wide_merge) { // the CTA where the group begins leaves a note for the merge kernel
+            if (first == c && lane == 0) {
+                pa_wide &wd = pl.wide[(size_t)first * pl.warps + warp];
+                wd.first_slot = first_slot;
+                wd.ncon = ncon;
+                wd.out_row = (size_t)cu.s * a.num_heads + sg.h0;
+                wd.epoch = pl.epoch;
+            }
+        } else {
+            __threadfence(); // our partial is visible before we are counted
+            __syncwarp();
+            int in = 0;
+            if (lane == 0) {
+                in = count_in(counter, pl.epoch);
+                __threadfence();
+            }
+            write_out = __shfl_sync(0xffffffffu, in, 0) == ncon;
+        }
+    }
+    if (write_out)
+        pa_fold_partials<D>(pl, first, first_slot, ncon, c, warp, ln.gr, ln.tq, sg.acc, sg.m_lo, sg.m_hi, sg.l_lo,
+                            sg.l_hi);
+    return write_out;
+}
+
+// The group's output: the accumulator divided by the sums, rounded to fp16.
+template <int D>
+__device__ __forceinline__ void pa_write_output(const paged_attention_args &a, const pa_plan &pl, const pa_lane &ln,
+                                                const pa_cursor &cu, const pa_segment<D> &sg)
+{
+    const int gr = ln.gr;
+    __half *o = a.out + ((size_t)cu.s * a.num_heads + sg.h0) * D + 2 * ln.tq;
+    const float r_lo = 1.f / sg.l_lo, r_hi = 1.f / sg.l_hi;
+#pragma unroll
+    for (int n = 0; n < D / 8; n++) {
+        if (gr < pl.hpc)
+            *reinterpret_cast<__half2 *>(o + gr * D + n * 8) = __floats2half2_rn(sg.acc[n][0] * r_lo, sg.acc[n][1] * r_lo);
+        if (gr + 8 < pl.hpc)
+            *reinterpret_cast<__half2 *>(o + (gr + 8) * D + n * 8) =
+                __floats2half2_rn(sg.acc[n][2] * r_hi, sg.acc[n][3] * r_hi);
+    }
+}
+
+// ---- the kernel ----
+
 template <int D>
 __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_attention_args a, const pa_plan pl)
 {
-    constexpr int CPR = D / 8, STAGES = pa_stages<D>(); // 16-byte chunks per row, ring slots
+    constexpr int CPR = D / 8, STAGES = pa_stages<D>(), STAGE_BYTES = 2 * PA_TILE * D * 2;
     extern __shared__ __align__(128) unsigned char smem[];
     long long *s_info = reinterpret_cast<long long *>(smem + pl.warps * warp_ring_bytes<D>()); // U, first seq, its unit, scan
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int nkc = pl.nkc, G = a.num_heads / a.num_kv_heads, qchunks = G / pl.hpc;
+    const int nkc = pl.nkc, G = a.num_heads / a.num_kv_heads;
     PA_MARK(0);
 
-    // ---- this CTA's units: thread t sums the units of sequences [t*per, (t+1)*per), a block
-    // scan gives U and each range's first unit, and the thread whose range holds the CTA's
-    // first unit finds its sequence (all loads of context_lens in flight at once) ----
-    {
-        const int nt = blockDim.x, per = (a.num_seqs + nt - 1) / nt;
-        const int sb = min((int)threadIdx.x * per, a.num_seqs), se = min(sb + per, a.num_seqs);
-        long long mine = 0;
-        for (int s = sb; s < se; s++)
-            mine += (long long)nkc * ((__ldg(a.context_lens + s) + PA_TILE - 1) / PA_TILE);
-        long long incl = mine; // inclusive scan: in the warp, then over the warps' totals
-#pragma unroll
-        for (int off = 1; off < 32; off *= 2) {
-            const long long y = __shfl_up_sync(0xffffffffu, incl, off);
-            if (lane >= off)
-                incl += y;
-        }
-        long long *s_warp = s_info + 3; // [PA_MAX_WARPS]
-        if (lane == 31)
-            s_warp[warp] = incl;
-        __syncthreads();
-        long long before = 0, U = 0;
-        for (int w = 0; w < (int)blockDim.x / 32; w++) {
-            before += w < warp ? s_warp[w] : 0;
-            U += s_warp[w];
-        }
-        const long long grid = min((long long)gridDim.x, U);
-        if (blockIdx.x < grid) {
-            const long long u0 = blockIdx.x * U / grid;
-            long long p = before + incl - mine; // first unit of sequence sb
-            if (p <= u0 && u0 < p + mine)
-                for (int s = sb; s < se; s++) {
-                    const long long n = (long long)nkc * ((__ldg(a.context_lens + s) + PA_TILE - 1) / PA_TILE);
-                    if (u0 < p + n) {
-                        s_info[1] = s;
-                        s_info[2] = p;
-                        break;
-                    }
-                    p += n;
-                }
-        }
-        if (threadIdx.x == 0)
-            s_info[0] = U;
-    }
+    // ---- this CTA's units [u0, u1) and the first one's position ----
+    pa_find_first_unit(a, nkc, s_info, warp, lane);
     __syncthreads();
     PA_MARK(1);
     const long long U = s_info[0], grid = min((long long)gridDim.x, U);
@@ -334,164 +600,60 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         first.t = (int)((u0 - first_unit) % first.ntile);
     }
 
-    // ---- the warp's stream of tiles ----
-    unsigned char *ring = smem + warp * warp_ring_bytes<D>();
-    const size_t row_stride = (size_t)a.num_kv_heads * D; // halves between slots of a block
-    const int bs_mask = (1 << pl.log2_bs) - 1;
-    const int gr = lane / 4, tq = lane % 4; // MMA fragment: row group, column pair
-    const int lm = lane / 8, lr = lane % 8; // ldmatrix: which 8x8 matrix, which of its rows
+    // ---- the warp's stream of tiles: a cp.async ring STAGES - 1 tiles ahead ----
+    pa_lane ln;
+    ln.warp = warp;
+    ln.lane = lane;
+    ln.gr = lane / 4, ln.tq = lane % 4;
+    ln.lm = lane / 8, ln.lr = lane % 8;
+    ln.lrow = lane / CPR, ln.lch = lane % CPR;
+    ln.G = G;
+    ln.qchunks = G / pl.hpc;
+    ln.bs_mask = (1 << pl.log2_bs) - 1;
+    ln.row_stride = (size_t)a.num_kv_heads * D;
+    ln.ring = smem_addr(smem + warp * warp_ring_bytes<D>());
+    ln.pol = evict_first_policy();
     const float scl = a.scale * 1.4426950408889634f; // scores in the log2 domain
 
     pa_cursor ld = first; // the next tile to load
-    // Lane l copies 16-byte chunk l % CPR of rows l / CPR, l / CPR + RPI, ... of the tile.
-    constexpr int RPI = 32 / CPR, STAGE_BYTES = 2 * PA_TILE * D * 2;
-    const int lrow = lane / CPR, lch = lane % CPR;
-    const uint32_t ring_s = smem_addr(ring);
-    const uint64_t pol = evict_first_policy();
-    auto load_tile = [&](int stage) {
-        const int grp = ld.kc * pl.warps + warp, g = qchunks == 1 ? grp : grp / qchunks;
-        const int *table = a.block_tables + (size_t)ld.s * a.max_blocks_per_seq;
-        const size_t lane_off = (size_t)g * D + lch * 8;
-        const int tok0 = ld.t * PA_TILE;
-        const uint32_t dst = ring_s + stage * STAGE_BYTES;
-        if (pl.log2_bs >= 4) { // the tile lies in one block: one table entry, rows one stride apart
-            const size_t row0 = ((size_t)__ldg(table + (tok0 >> pl.log2_bs)) << pl.log2_bs) + (tok0 & bs_mask) + lrow;
-            const __half *kr = a.k_cache + row0 * row_stride + lane_off, *vr = a.v_cache + row0 * row_stride + lane_off;
-#pragma unroll
-            for (int i = 0; i < PA_TILE / RPI; i++) {
-                const int r = i * RPI + lrow, n = tok0 + r < ld.ctx ? 16 : 0; // past the context: zeros
-                const size_t step = (size_t)i * RPI * row_stride;
-                cp_async16(dst + swz<D>(r, lch), kr + step, n, pol);
-                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), vr + step, n, pol);
-            }
-        } else { // small blocks: a table entry per row
-#pragma unroll
-            for (int i = 0; i < PA_TILE / RPI; i++) {
-                const int r = i * RPI + lrow, tok = tok0 + r;
-                const bool ok = tok < ld.ctx;
-                const size_t row = ok ? ((size_t)__ldg(table + (tok >> pl.log2_bs)) << pl.log2_bs) + (tok & bs_mask) : 0;
-                cp_async16(dst + swz<D>(r, lch), a.k_cache + row * row_stride + lane_off, ok ? 16 : 0, pol);
-                cp_async16(dst + PA_TILE * D * 2 + swz<D>(r, lch), a.v_cache + row * row_stride + lane_off, ok ? 16 : 0, pol);
-            }
-        }
-    };
-    uint32_t qa[D / 16][4];
-    float acc[D / 8][4];
-    float m_lo = -INFINITY, m_hi = -INFINITY, l_lo = 0.f, l_hi = 0.f;
-    int h0 = 0;
-    // A new (sequence, group): its query heads as the A operand (rows >= hpc zero), an empty
-    // accumulator.
-    auto begin_segment = [&](const pa_cursor &cur) {
-        const int grp = cur.kc * pl.warps + warp;
-        h0 = (grp / qchunks) * G + (grp % qchunks) * pl.hpc;
-        const __half *q = a.q + ((size_t)cur.s * a.num_heads + h0) * D;
-        const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
-#pragma unroll
-        for (int kk = 0; kk < D / 16; kk++) {
-            const int col = kk * 16 + 2 * tq;
-            qa[kk][0] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col) : 0u;
-            qa[kk][1] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col) : 0u;
-            qa[kk][2] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col + 8) : 0u;
-            qa[kk][3] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col + 8) : 0u;
-        }
-#pragma unroll
-        for (int n = 0; n < D / 8; n++)
-            acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
-        m_lo = m_hi = -INFINITY;
-        l_lo = l_hi = 0.f;
-    };
-    bool seg_new = true;
 #pragma unroll
     for (int k = 0; k < STAGES - 1; k++) {
         if (k < n_my) {
-            load_tile(k);
+            pa_load_tile<D>(a, pl, ln, ld, k);
             pa_advance(ld, a, nkc);
         }
         cp_async_commit();
     }
     int st_load = STAGES - 1, st_use = 0; // ring slots of the next load and of the tile computed
 
+    pa_segment<D> sg;
+    sg.m_lo = sg.m_hi = -INFINITY;
+    sg.l_lo = sg.l_hi = 0.f;
+    sg.h0 = 0;
     pa_cursor cu = first; // the tile being computed
-    bool seg_whole = first.t == 0, first_seg = true;
+    bool seg_new = true, seg_whole = first.t == 0, first_seg = true;
     for (int k = 0; k < n_my; k++) {
         if (k + STAGES - 1 < n_my) {
-            load_tile(st_load);
+            pa_load_tile<D>(a, pl, ln, ld, st_load);
             pa_advance(ld, a, nkc);
         }
         cp_async_commit();
         st_load = st_load == STAGES - 1 ? 0 : st_load + 1;
         if (seg_new) {
-            begin_segment(cu);
+            pa_begin_segment<D>(a, pl, ln, cu, sg);
             seg_new = false;
         }
         cp_async_wait<STAGES - 1>();
         __syncwarp();
         PA_MARK(2);
-        const uint32_t sk = ring_s + st_use * STAGE_BYTES, sv = sk + PA_TILE * D * 2;
+        const uint32_t sk = ln.ring + st_use * STAGE_BYTES, sv = sk + PA_TILE * D * 2;
         st_use = st_use == STAGES - 1 ? 0 : st_use + 1;
 
-        // S = Q K^T: s0 holds tokens 0-7 of the tile, s1 tokens 8-15
         float s0[4] = {0.f, 0.f, 0.f, 0.f}, s1[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-        for (int kk = 0; kk < D / 16; kk++) {
-            uint32_t b[4];
-            ldmatrix_x4(b, sk + swz<D>((lm / 2) * 8 + lr, kk * 2 + (lm & 1)));
-            mma_16816(s0, qa[kk], b[0], b[1]);
-            mma_16816(s1, qa[kk], b[2], b[3]);
-        }
-
-        // online softmax; this lane holds tokens 2tq, 2tq+1 (s0) and 8+2tq, 9+2tq (s1)
-        const int t0 = cu.t * PA_TILE + 2 * tq;
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            s0[i] = t0 + (i & 1) < cu.ctx ? s0[i] * scl : -INFINITY;
-            s1[i] = t0 + 8 + (i & 1) < cu.ctx ? s1[i] * scl : -INFINITY;
-        }
-        float mx_lo = fmaxf(fmaxf(s0[0], s0[1]), fmaxf(s1[0], s1[1]));
-        float mx_hi = fmaxf(fmaxf(s0[2], s0[3]), fmaxf(s1[2], s1[3]));
-#pragma unroll
-        for (int off = 1; off < 4; off *= 2) {
-            mx_lo = fmaxf(mx_lo, __shfl_xor_sync(0xffffffffu, mx_lo, off));
-            mx_hi = fmaxf(mx_hi, __shfl_xor_sync(0xffffffffu, mx_hi, off));
-        }
-        // Lazy rescaling: the reference maximum moves only when a score exceeds it by more than
-        // 2^8, so p <= 256 (exact enough in fp16) and the accumulator is rescaled a few times
-        // per sequence instead of at every tile where a maximum grows.
-        if (__any_sync(0xffffffffu, mx_lo > m_lo + PA_LAZY || mx_hi > m_hi + PA_LAZY)) {
-            const float mn_lo = fmaxf(m_lo, mx_lo), mn_hi = fmaxf(m_hi, mx_hi); // finite: the tile has a token
-            const float al_lo = exp2f(m_lo - mn_lo), al_hi = exp2f(m_hi - mn_hi);
-            m_lo = mn_lo;
-            m_hi = mn_hi;
-            l_lo *= al_lo;
-            l_hi *= al_hi;
-#pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                acc[n][0] *= al_lo;
-                acc[n][1] *= al_lo;
-                acc[n][2] *= al_hi;
-                acc[n][3] *= al_hi;
-            }
-        }
-        float p0[4], p1[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const float mi = i < 2 ? m_lo : m_hi;
-            p0[i] = exp2f(s0[i] - mi);
-            p1[i] = exp2f(s1[i] - mi);
-        }
-        l_lo += p0[0] + p0[1] + p1[0] + p1[1];
-        l_hi += p0[2] + p0[3] + p1[2] + p1[3];
-
-        // O += P V: P's A fragment is the S accumulator, rounded to fp16
-        const uint32_t pa[4] = {pack_half2(p0[0], p0[1]), pack_half2(p0[2], p0[3]), pack_half2(p1[0], p1[1]),
-                                pack_half2(p1[2], p1[3])};
-#pragma unroll
-        for (int dp = 0; dp < D / 16; dp++) {
-            uint32_t b[4];
-            ldmatrix_x4_trans(b, sv + swz<D>((lm & 1) * 8 + lr, dp * 2 + lm / 2));
-            mma_16816(acc[2 * dp], pa, b[0], b[1]);
-            mma_16816(acc[2 * dp + 1], pa, b[2], b[3]);
-        }
+        uint32_t pa[4];
+        pa_scores<D>(ln, sg, sk, s0, s1);
+        pa_online_softmax<D>(ln, cu, scl, s0, s1, sg, pa);
+        pa_accumulate_pv<D>(ln, pa, sv, sg);
         __syncwarp(); // every lane is done with this stage before it is refilled
         PA_MARK(3);
 
@@ -500,72 +662,14 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         if (group_end || k == n_my - 1) {
 #pragma unroll
             for (int off = 1; off < 4; off *= 2) {
-                l_lo += __shfl_xor_sync(0xffffffffu, l_lo, off);
-                l_hi += __shfl_xor_sync(0xffffffffu, l_hi, off);
+                sg.l_lo += __shfl_xor_sync(0xffffffffu, sg.l_lo, off);
+                sg.l_hi += __shfl_xor_sync(0xffffffffu, sg.l_hi, off);
             }
             bool write_out = seg_whole && group_end;
-            if (!write_out) { // a group cut by CTA boundaries: CTAs first..last hold a piece each
-                const long long gstart = u0 + k - cu.t, gend = gstart + cu.ntile;
-                const int first = (int)(((gstart + 1) * grid - 1) / U), last = (int)((gend * grid - 1) / U);
-                const int ncon = last - first + 1, first_slot = gstart == first * U / grid ? 0 : 1;
-                unsigned long long *counter = pl.arrived + (size_t)first * pl.warps + warp;
-                // The others count themselves in once their partial is visible. When all of them
-                // have, this warp merges theirs into its registers and leaves nothing behind;
-                // otherwise it leaves its partial, counts itself in, and the last one in merges.
-                int others_in = 0;
-                if (!pl.wide_merge && lane == 0)
-                    others_in = arrivals(ld_acquire(counter), pl.epoch);
-                others_in = __shfl_sync(0xffffffffu, others_in, 0);
-                if (others_in == ncon - 1 && !pl.wide_merge) {
-                    write_out = true;
-                } else {
-                    const size_t pi = ((size_t)(c * 2 + (first_seg ? 0 : 1)) * pl.warps + warp) * pl.hpc;
-                    float *o = pl.po + pi * D + 2 * tq;
-#pragma unroll
-                    for (int n = 0; n < D / 8; n++) {
-                        if (gr < pl.hpc)
-                            *reinterpret_cast<float2 *>(o + gr * D + n * 8) = make_float2(acc[n][0], acc[n][1]);
-                        if (gr + 8 < pl.hpc)
-                            *reinterpret_cast<float2 *>(o + (gr + 8) * D + n * 8) = make_float2(acc[n][2], acc[n][3]);
-                    }
-                    if (tq == 0 && gr < pl.hpc)
-                        pl.pml[pi + gr] = make_float2(m_lo, l_lo);
-                    if (tq == 0 && gr + 8 < pl.hpc)
-                        pl.pml[pi + gr + 8] = make_float2(m_hi, l_hi);
-                    if (pl.wide_merge) { // the CTA where the group begins leaves a note for the merge kernel
-                        if (first == c && lane == 0) {
-                            pa_wide &wd = pl.wide[(size_t)first * pl.warps + warp];
-                            wd.first_slot = first_slot;
-                            wd.ncon = ncon;
-                            wd.out_row = (size_t)cu.s * a.num_heads + h0;
-                            wd.epoch = pl.epoch;
-                        }
-                    } else {
-                        __threadfence(); // our partial is visible before we are counted
-                        __syncwarp();
-                        int in = 0;
-                        if (lane == 0) {
-                            in = count_in(counter, pl.epoch);
-                            __threadfence();
-                        }
-                        write_out = __shfl_sync(0xffffffffu, in, 0) == ncon;
-                    }
-                }
-                if (write_out)
-                    pa_fold_partials<D>(pl, first, first_slot, ncon, c, warp, gr, tq, acc, m_lo, m_hi, l_lo, l_hi);
-            }
-            if (write_out) {
-                __half *o = a.out + ((size_t)cu.s * a.num_heads + h0) * D + 2 * tq;
-                const float r_lo = 1.f / l_lo, r_hi = 1.f / l_hi;
-#pragma unroll
-                for (int n = 0; n < D / 8; n++) {
-                    if (gr < pl.hpc)
-                        *reinterpret_cast<__half2 *>(o + gr * D + n * 8) = __floats2half2_rn(acc[n][0] * r_lo, acc[n][1] * r_lo);
-                    if (gr + 8 < pl.hpc)
-                        *reinterpret_cast<__half2 *>(o + (gr + 8) * D + n * 8) =
-                            __floats2half2_rn(acc[n][2] * r_hi, acc[n][3] * r_hi);
-                }
-            }
+            if (!write_out)
+                write_out = pa_merge_cut_group<D>(a, pl, ln, cu, u0 + k - cu.t, U, grid, c, first_seg, sg);
+            if (write_out)
+                pa_write_output<D>(a, pl, ln, cu, sg);
             seg_new = true;
             seg_whole = true; // the next segment starts at a group's first tile
             first_seg = false;
