@@ -115,7 +115,7 @@ int cl_profile_run(const cl_profile_opts *o, cl_ncu_report *rep, cl_err *err)
                     "--kernel-name-base", "function", "--kernel-name", filter, "--launch-count", count,
                     "--metrics", (char *)CL_NCU_METRICS, "--log-file", log,
                     (char *)o->runner, "--lab-yaml", (char *)o->lab_yaml, "--solution", (char *)o->solution_so,
-                    "--mode", "bench", "--case", (char *)o->bench_case, "--quick", "--profiled", "--verdict-fd", "1",
+                    "--mode", "bench", "--case", (char *)o->bench_case, "--profiled", "--verdict-fd", "1",
                     NULL};
     /* the judge takes its secrets on stdin only; this run is not graded, its verdict lines
      * go to the captured output */
@@ -130,18 +130,18 @@ int cl_profile_run(const cl_profile_opts *o, cl_ncu_report *rep, cl_err *err)
     int rc = cl_proc_run(&po, &pr, err);
     char *csv = NULL;
     size_t len;
-    cl_err ignore;
+    cl_err ignore, why = {0};
     if (rc == 0) {
         int have = cl_read_file(log, 64u << 20, &csv, &len, &ignore) == 0;
         const char *all = pr.output ? pr.output : "";
         if (strstr(all, "ERR_NVGPUCTRPERM") || (have && strstr(csv, "ERR_NVGPUCTRPERM")))
             rc = cl_err_set(err, "%s", PERM_HELP);
-        else if (!have || cl_ncu_parse_csv(csv, rep, err)) {
+        else if (!have || cl_ncu_parse_csv(csv, rep, &why)) {
             char how[128];
             cl_proc_describe(&pr, po.timeout_s, how, sizeof how);
             size_t n = strlen(all);
-            rc = cl_err_set(err, "ncu (%s) gave no usable report%s%s", how, n ? ":\n" : "",
-                            n > 1500 ? all + n - 1500 : all);
+            rc = cl_err_set(err, "ncu (%s) gave no usable report (%s)%s%s", how,
+                            have ? why.msg : "it wrote no log", n ? ":\n" : "", n > 1500 ? all + n - 1500 : all);
         }
     }
     free(csv);

@@ -796,7 +796,7 @@ def test_profile():
         app = ncu_args[ncu_args.index("--log-file") + 2:]
         # the judge takes its seed on stdin, never on a command line anyone can read
         check(app[0] == A.runner and "--seed" not in app and app[app.index("--case") + 1] == "n=2^20"
-              and "--quick" in app and "--verdict-fd" in app, f"the runner ncu starts: {app}")
+              and "--quick" not in app and "--profiled" in app and "--verdict-fd" in app, f"the runner ncu starts: {app}")
         p = e.run("bench", "--runner", A.runner, "--profile", "--json", cwd=ws, env={"CUDALAB_NCU": fake})
         expect(p, 0, "bench --profile --json")
         prof = json.loads(p.stdout)["profile"]
