@@ -22,6 +22,14 @@ int xb_map_word(int id, int fd, size_t bytes, char *err, size_t errn);
  * the jail to hide: on the GPU, where CUDA_VISIBLE_DEVICES names its GPU (a class run's
  * worker), every /dev/nvidiaN but its own; the host backend's come from the test suite. */
 const char *const *xb_foreign_devices(void);
+/* Starts naming the kernels launched inside the solution's calls (GPU: CUPTI callbacks;
+ * the host backend has no kernels). 0, or -1 with the reason: then nothing is reported. */
+int xb_track_kernels(char *err, size_t errn);
+/* 1 while every kernel launched inside a call so far has a name (tracking started, no
+ * graph launched, not switched off by the solution as far as this process can tell). */
+int xb_kernels_tracked(void);
+/* The i-th distinct kernel launched inside a call (its mangled name), or NULL past the end. */
+const char *xb_kernel_ran(int i);
 /* 1 when a call waits for the go word on the device; 0 when it waits for LM_GO. */
 int xb_gated(void);
 void *xb_stream(void);

@@ -9,9 +9,12 @@
 // sees done, a bracket this process cannot reach.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <cupti.h> // types only: libcupti is opened at run time, where the toolkit has it
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,7 @@ static cudaEvent_t g_e0, g_e1;
 static CUdeviceptr g_go, g_done;
 static int g_device;
 static unsigned g_spin_blocks; // enough spin blocks to take every thread slot of every SM
+static int g_solution_loaded;   // the solution's modules are loaded: its calls may begin
 
 __global__ void __launch_bounds__(SPIN_THREADS) exec_spin(unsigned long long ns);
 __global__ void exec_copy(float4 *dst, const float4 *src, size_t n4);
@@ -215,7 +219,105 @@ extern "C" int xb_loaded(char *err, size_t errn)
     exec_spin<<<1, 1, 0, g_stream>>>(0);
     RT(cudaGetLastError(), "loading the solution's kernels");
     RT(cudaDeviceSynchronize(), "loading the solution's kernels");
+    g_solution_loaded = 1;
     return 0;
+}
+
+// ---- the kernels that ran ----
+//
+// CUPTI's callback API names every kernel launched through the runtime or the driver; the
+// names of those launched inside the solution's calls go to the judge, whose caller looks
+// for Tensor Core instructions in those kernels only (a kernel with mma in it that is never
+// launched proves nothing). It runs in the solution's own process, so a solution can switch
+// it off: then, or where a graph was launched (its kernels are not named), or under a tool
+// that holds CUPTI itself (compute-sanitizer, ncu), nothing is reported and the check falls
+// back to the whole machine code. The callbacks cost host time only, before go.
+
+#define MAX_RAN 64
+static char *g_ran[MAX_RAN];
+static int g_nran, g_ran_tracked, g_ran_recording;
+static pthread_mutex_t g_ran_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void CUPTIAPI on_launch(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data)
+{
+    const CUpti_CallbackData *d = (const CUpti_CallbackData *)data;
+    if (!__atomic_load_n(&g_ran_recording, __ATOMIC_ACQUIRE) || d->callbackSite != CUPTI_API_ENTER)
+        return;
+    int graph = domain == CUPTI_CB_DOMAIN_DRIVER_API
+                    ? id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz
+                    : id == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+                          id == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
+    pthread_mutex_lock(&g_ran_lock);
+    if (graph || !d->symbolName || g_nran == MAX_RAN) {
+        g_ran_tracked = 0; // a kernel we cannot name ran: report nothing
+    } else {
+        int seen = 0;
+        for (int i = 0; i < g_nran && !seen; i++)
+            seen = !strcmp(g_ran[i], d->symbolName);
+        if (!seen)
+            g_ran[g_nran++] = strdup(d->symbolName);
+    }
+    pthread_mutex_unlock(&g_ran_lock);
+}
+
+extern "C" int xb_track_kernels(char *err, size_t errn)
+{
+    void *lib = dlopen(CUDALAB_CUPTI_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        lib = dlopen("libcupti.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(err, errn, "libcupti not found (%s)", dlerror());
+        return -1;
+    }
+    typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+    typedef CUptiResult (*enable_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
+    subscribe_fn subscribe = (subscribe_fn)dlsym(lib, "cuptiSubscribe");
+    enable_fn enable = (enable_fn)dlsym(lib, "cuptiEnableCallback");
+    CUpti_SubscriberHandle h;
+    if (!subscribe || !enable || subscribe(&h, on_launch, NULL) != CUPTI_SUCCESS) {
+        snprintf(err, errn, "CUPTI refused a subscriber (another tool holds it)");
+        return -1;
+    }
+    static const CUpti_CallbackId drv[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+    static const CUpti_CallbackId rt[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+    for (CUpti_CallbackId id : drv)
+        if (enable(1, h, CUPTI_CB_DOMAIN_DRIVER_API, id) != CUPTI_SUCCESS) {
+            snprintf(err, errn, "CUPTI would not report driver launches");
+            return -1;
+        }
+    for (CUpti_CallbackId id : rt)
+        if (enable(1, h, CUPTI_CB_DOMAIN_RUNTIME_API, id) != CUPTI_SUCCESS) {
+            snprintf(err, errn, "CUPTI would not report runtime launches");
+            return -1;
+        }
+    g_ran_tracked = 1;
+    return 0;
+}
+
+extern "C" int xb_kernels_tracked(void)
+{
+    pthread_mutex_lock(&g_ran_lock);
+    int t = g_ran_tracked;
+    pthread_mutex_unlock(&g_ran_lock);
+    return t;
+}
+
+extern "C" const char *xb_kernel_ran(int i)
+{
+    pthread_mutex_lock(&g_ran_lock);
+    const char *name = i >= 0 && i < g_nran ? g_ran[i] : NULL;
+    pthread_mutex_unlock(&g_ran_lock);
+    return name;
 }
 
 extern "C" int xb_arm(uint64_t k, char *err, size_t errn)
@@ -229,16 +331,25 @@ extern "C" int xb_arm(uint64_t k, char *err, size_t errn)
     return 0;
 }
 
+// fn(ctx), with the launches it makes recorded once the solution is loaded (the calls
+// before it are the exec's own calibration copies)
+static void solution_call(void (*fn)(void *), void *ctx)
+{
+    __atomic_store_n(&g_ran_recording, g_solution_loaded, __ATOMIC_RELEASE);
+    fn(ctx);
+    __atomic_store_n(&g_ran_recording, 0, __ATOMIC_RELEASE);
+}
+
 extern "C" int xb_call(uint64_t k, void (*fn)(void *), void *ctx, char *err, size_t errn)
 {
     if (!xb_gated()) {
         exec_spin<<<g_spin_blocks, SPIN_THREADS, 0, g_stream>>>(SPIN_NS);
         RT(cudaEventRecord(g_e0, g_stream), "cudaEventRecord");
-        fn(ctx);
+        solution_call(fn, ctx);
         RT(cudaEventRecord(g_e1, g_stream), "cudaEventRecord after the call");
         return 0;
     }
-    fn(ctx);
+    solution_call(fn, ctx);
     RT(cudaEventRecord(g_e1, g_stream), "cudaEventRecord after the call");
     CU(cuStreamWriteValue32((CUstream)g_stream, g_done, (cuuint32_t)k, CU_STREAM_WRITE_VALUE_DEFAULT),
        "writing done");

@@ -56,6 +56,29 @@ const char *const *xb_foreign_devices(void)
     return list;
 }
 
+/* The host backend runs no kernels; the CPU tests name some in CUDALAB_TEST_KERNELS_RAN
+ * (comma-separated) to check how the names travel to the report. */
+static char *g_ran[16];
+static int g_nran = -1;
+
+int xb_track_kernels(char *err, size_t errn)
+{
+    const char *names = getenv("CUDALAB_TEST_KERNELS_RAN");
+    if (!names) {
+        snprintf(err, errn, "the host backend runs no kernels");
+        return -1;
+    }
+    char *copy = strdup(names), *save = NULL;
+    g_nran = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && g_nran < 16; t = strtok_r(NULL, ",", &save))
+        g_ran[g_nran++] = strdup(t);
+    free(copy);
+    return 0;
+}
+
+int xb_kernels_tracked(void) { return g_nran >= 0; }
+const char *xb_kernel_ran(int i) { return i >= 0 && i < g_nran ? g_ran[i] : NULL; }
+
 int xb_gated(void) { return 0; }
 void *xb_stream(void) { return NULL; }
 

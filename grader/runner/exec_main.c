@@ -315,6 +315,14 @@ static void on_call(const cl_lmsg *m, void *entry)
         _exit(5);
 }
 
+/* LM_KERNELS: the k-th kernel launched inside the solution's calls, the end of the list,
+ * or that they were not all named. */
+static void on_kernels(const cl_lmsg *m)
+{
+    const char *name = xb_kernels_tracked() ? xb_kernel_ran((int)m->k) : NULL;
+    reply(LM_KERNEL, !xb_kernels_tracked() ? CL_KS_UNTRACKED : name ? CL_KS_NAME : CL_KS_END, m->k, 0, name);
+}
+
 /* The judge's messages, one at a time, until it closes the link. */
 _Noreturn static void serve(const char *solution, const char *entry_name, int sanitized)
 {
@@ -332,6 +340,7 @@ _Noreturn static void serve(const char *solution, const char *entry_name, int sa
                 _exit(4);
             break;
         case LM_CALL: on_call(&m, entry); break;
+        case LM_KERNELS: on_kernels(&m); break;
         default: reply(LM_DONE, CL_DS_BAD_CALL, m.k, 0, "unknown message"); break;
         }
     }
@@ -400,6 +409,9 @@ int main(int argc, char **argv)
         return 3;
     if (hello())
         return 3;
+    char why[256];
+    if (!sanitized && xb_track_kernels(why, sizeof why)) /* a tool wrapping it holds CUPTI */
+        cl_lm_trace("exec", "kernels not named: %s", why);
     catch_faults();
     serve(solution, entry_name, sanitized);
 }

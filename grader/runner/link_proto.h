@@ -22,13 +22,18 @@ typedef enum cl_lm_type {
     LM_LOAD,        /* install the jail, load the solution, find the entry */
     LM_CALL,        /* k, args, builtin: arm call k (GPU: enqueue it behind go >= k) */
     LM_GO,          /* host backend: make call k now (the GPU uses the go word) */
+    LM_KERNELS,     /* k: the k-th kernel launched inside the calls (answered LM_KERNEL) */
     /* exec -> judge */
     LM_HELLO = 100, /* the device is up: text = device name */
     LM_ACK,
     LM_LOADED,      /* status 0, or the failure in text (status: CL_LS_*) */
     LM_ARMED,
     LM_DONE,        /* status 0 (ev_ms: the exec's own event time) or an error in text */
+    LM_KERNEL,      /* status CL_KS_*: text = the kernel's mangled name when CL_KS_NAME */
 } cl_lm_type;
+
+/* LM_KERNEL status */
+enum { CL_KS_NAME = 0, CL_KS_END = 1, CL_KS_UNTRACKED = 2 };
 
 /* LM_MAP ids below 0: the protocol's own words (GPU) */
 #define CL_MAP_GO (-1)   /* written by the judge, read-only in the exec */

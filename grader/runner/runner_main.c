@@ -33,6 +33,7 @@
 #include "grader/labconf.h"
 #include "grader/result.h"
 #include "link.h"
+#include "link_proto.h"
 #include "registry.h"
 #include "verdict.h"
 
@@ -175,6 +176,27 @@ static json_t *device_json(const be_device *d)
                      "host", d->is_host);
 }
 
+/* The kernels the solution launched inside its calls, when its process could name them
+ * all (the done line's "kernels_ran"); NULL otherwise. */
+static json_t *g_kernels_ran;
+
+static void ask_kernels_ran(cl_link *link)
+{
+    json_t *names = json_array();
+    char name[1024];
+    for (int i = 0; i < 64; i++) {
+        int st = cl_link_kernel(link, i, name, sizeof name);
+        if (st == CL_KS_END) {
+            g_kernels_ran = names;
+            return;
+        }
+        if (st != CL_KS_NAME)
+            break;
+        json_array_append_new(names, json_string(name));
+    }
+    json_decref(names);
+}
+
 static int done(cl_verdict_out *vo, const char *status, const char *message)
 {
     if (g_libs.pid > 0)
@@ -185,6 +207,8 @@ static int done(cl_verdict_out *vo, const char *status, const char *message)
     json_object_set_new(o, "libs_loaded", list_json(g_libs.loaded, g_libs.nloaded));
     json_object_set_new(o, "libs_at_load", list_json(g_libs.at_load, g_libs.nat_load));
     json_object_set_new(o, "code_foreign", list_json(g_libs.foreign, g_libs.nforeign));
+    if (g_kernels_ran)
+        json_object_set(o, "kernels_ran", g_kernels_ran);
     cl_verdict_emit(vo, "done", o);
     return 0;
 }
@@ -357,6 +381,8 @@ static void run_and_report(cl_verdict_out *vo, const run_opts *ro, const cl_lab 
                         libs_after_load, libs_after_call, &g_libs, libs_before_load};
     cl_engine_outcome out;
     int rc = cl_engine_run(&o, dev, vo, &out);
+    if (rc == CL_ENGINE_OK && !ro->plan)
+        ask_kernels_ran(link);
     static const cl_run_status status[] = {[CL_ENGINE_OK] = CL_RUN_OK,
                                            [CL_ENGINE_SOLUTION_LOST] = CL_RUN_SOLUTION_LOST,
                                            [CL_ENGINE_DEVICE_LOST] = CL_RUN_DEVICE_LOST,

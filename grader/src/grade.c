@@ -20,6 +20,7 @@
 #include "grader/labconf.h"
 #include "grader/proc.h"
 #include "grader/report.h"
+#include "grader/sass.h"
 #include "grader/score.h"
 #include "i18n.h"
 #include "paths.h"
@@ -40,6 +41,9 @@ typedef struct grader {
     int prebuilt;     /* the solution is a shared object already (the CPU test suite) */
     cl_compile_result cr; /* compile's result (zero when prebuilt) */
     const char *so;   /* the shared object that runs */
+    char *sass;       /* its machine code, for the Tensor Core check (gemm), or NULL */
+    int ran_named;    /* a run named the kernels it launched (its done line's kernels_ran) */
+    int ran_tensor;   /* and one of them has Tensor Core instructions */
 } grader;
 
 static void progress(grader *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -252,20 +256,6 @@ static int check_binary(grader *g, const char *so)
     return rc;
 }
 
-/* HMMA (mma.sync, WMMA) or HGMMA (wgmma) in the machine code. -1 when cuobjdump is absent. */
-static int has_tensor_core_code(const char *so)
-{
-    char tool[CL_PATH_MAX], *out;
-    cl_err err;
-    if (cl_cuda_tool("cuobjdump", tool, sizeof tool))
-        return -1;
-    char *argv[] = {tool, "-sass", (char *)so, NULL};
-    int rc = cl_proc_capture(argv, 120, 64u << 20, &out, &err);
-    int found = out && (strstr(out, "HMMA") || strstr(out, "HGMMA"));
-    free(out);
-    return rc == 0 ? found : -1;
-}
-
 /* ---- the runner ---- */
 
 typedef struct run_out {
@@ -278,6 +268,7 @@ typedef struct run_out {
     json_t *libs;
     json_t *libs_at_load; /* new while the solution was being loaded (its constructors) */
     json_t *code_foreign; /* code mapped from files the solution could have written */
+    json_t *kernels_ran;  /* the kernels launched inside the calls, when all were named */
     char gpu[256], uuid[64];
     int host; /* the runner's backend is the host test backend */
     cl_proc_result proc;
@@ -352,6 +343,7 @@ static void parse_verdict(run_out *ro, const char *nonce)
             ro->libs = json_incref(json_object_get(j, "libs_loaded"));
             ro->libs_at_load = json_incref(json_object_get(j, "libs_at_load"));
             ro->code_foreign = json_incref(json_object_get(j, "code_foreign"));
+            ro->kernels_ran = json_incref(json_object_get(j, "kernels_ran"));
         }
         json_decref(j);
     }
@@ -363,6 +355,7 @@ static void run_out_free(run_out *ro)
     json_decref(ro->libs);
     json_decref(ro->libs_at_load);
     json_decref(ro->code_foreign);
+    json_decref(ro->kernels_ran);
     free(ro->done_message);
     cl_proc_result_free(&ro->proc);
 }
@@ -620,6 +613,28 @@ static int judge_off_stream(grader *g, int first)
     return 0;
 }
 
+/* The Tensor Core check, narrowed to the kernels this run launched when its process named
+ * them: mma code in a kernel that never runs proves nothing. Over several runs, one kernel
+ * with Tensor Core code that ran is enough. */
+static void judge_kernels_ran(grader *g, const run_out *ro)
+{
+    if (!g->sass || !json_is_array(ro->kernels_ran))
+        return;
+    size_t n = json_array_size(ro->kernels_ran);
+    const char **names = calloc(n + 1, sizeof *names);
+    if (!names)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_string_value(json_array_get(ro->kernels_ran, i));
+        names[i] = s ? s : "";
+    }
+    g->ran_named = 1;
+    g->ran_tensor |= cl_sass_tensor_cores(g->sass, names, (int)n);
+    free(names);
+    if (g->r->tensor_cores >= 0)
+        g->r->tensor_cores = g->ran_tensor;
+}
+
 /* Turns one runner process into a verdict. Returns 0 when every case it ran passed. */
 static int judge_run(grader *g, run_out *ro, int bench)
 {
@@ -629,6 +644,7 @@ static int judge_run(grader *g, run_out *ro, int bench)
         snprintf(r->gpu_uuid, sizeof r->gpu_uuid, "%s", ro->uuid);
     }
     keep_output(r, ro);
+    judge_kernels_ran(g, ro);
     if (judge_libraries(g, ro) || judge_ending(g, ro))
         return -1;
     int first = r->ncases;
@@ -941,7 +957,7 @@ static int stage_inspect(grader *g)
     if (check_binary(g, g->so))
         return STOP;
     if (g->lab.metric == CL_METRIC_TFLOPS && !g->prebuilt)
-        r->tensor_cores = has_tensor_core_code(g->so);
+        r->tensor_cores = cl_sass_read(g->so, &g->sass) ? -1 : cl_sass_tensor_cores(g->sass, NULL, 0);
     if (!r->did_test) {
         if (g->cr.note[0])
             cl_result_set(r, CL_V_CORRECT, "no GPU found: compiled for %s (choose with --arch)", g->cr.arch);
@@ -1076,14 +1092,16 @@ static void stage_score(grader *g)
     else if (r->verdict == CL_V_EXCELLENT)
         cl_result_set(r, r->verdict, "correct, excellent tier");
     if (r->tensor_cores == 0) { /* the lab is about Tensor Cores: say so whatever the verdict */
-        const char *note = "note: no Tensor Core instructions (HMMA/HGMMA) in its machine code";
+        static const char *const notes[] = {
+            "note: no Tensor Core instructions (HMMA/HGMMA) in its machine code",
+            "note: no Tensor Core instructions (HMMA/HGMMA) in the kernels that ran"};
+        const char *note = notes[g->ran_named && cl_sass_tensor_cores(g->sass, NULL, 0)];
         const char *m = r->message, *mt = cl_result_message(r);
         cl_strbuf en, tr;
         cl_sb_init(&en);
         cl_sb_init(&tr);
         cl_sb_printf(&en, "%s%s%s", m ? m : "", m ? "; " : "", note);
-        cl_sb_printf(&tr, "%s%s%s", mt ? mt : "", mt ? CL_T("; ") : "",
-                     CL_T("note: no Tensor Core instructions (HMMA/HGMMA) in its machine code"));
+        cl_sb_printf(&tr, "%s%s%s", mt ? mt : "", mt ? CL_T("; ") : "", cl_tr(note));
         cl_result_set2(r, r->verdict, cl_sb_str(&en), cl_sb_str(&tr));
         cl_sb_free(&en);
         cl_sb_free(&tr);
@@ -1103,6 +1121,7 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
     stage_score(&g);
     cl_compile_result_free(&g.cr);
     cl_lab_free(&g.lab);
+    free(g.sass);
     r->seconds = mono_s() - t0;
     return 0;
 }

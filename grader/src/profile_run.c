@@ -96,14 +96,16 @@ int cl_profile_run(const cl_profile_opts *o, cl_ncu_report *rep, cl_err *err)
         return -1;
     if (nk == 0)
         return cl_err_set(err, "found no __global__ function in %s to profile", o->solution_so);
-    char filter[4096] = "regex:^(";
+    /* ncu's function name keeps a template's arguments (transpose_tile<4>) and may keep a
+     * namespace: the kernel's own name, with either around it */
+    char filter[4096] = "regex:^(.*::)?(";
     for (int i = 0; i < nk; i++) {
         size_t len = strlen(filter);
         snprintf(filter + len, sizeof filter - len, "%s%s", i ? "|" : "", kernels[i]);
         free(kernels[i]);
     }
     free(kernels);
-    strncat(filter, ")$", sizeof filter - strlen(filter) - 1);
+    strncat(filter, ")(<.*>)?$", sizeof filter - strlen(filter) - 1);
     char dir[] = "/tmp/cudalab-ncu-XXXXXX";
     if (!mkdtemp(dir))
         return cl_err_set(err, "cannot make a temporary folder for ncu's report");
@@ -140,8 +142,9 @@ int cl_profile_run(const cl_profile_opts *o, cl_ncu_report *rep, cl_err *err)
             char how[128];
             cl_proc_describe(&pr, po.timeout_s, how, sizeof how);
             size_t n = strlen(all);
-            rc = cl_err_set(err, "ncu (%s) gave no usable report (%s)%s%s", how,
-                            have ? why.msg : "it wrote no log", n ? ":\n" : "", n > 1500 ? all + n - 1500 : all);
+            rc = cl_err_set(err, "ncu (%s) gave no usable report (%s%s%.600s)%s%s", how,
+                            have ? why.msg : "it wrote no log", have ? "; its log: " : "", have ? csv : "",
+                            n ? ":\n" : "", n > 1200 ? all + n - 1200 : all);
         }
     }
     free(csv);

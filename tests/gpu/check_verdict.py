@@ -3,7 +3,8 @@
 
   check_verdict.py CUDALAB LAB SOLUTION EXPECTED [--message SUBSTR] [--mode test|submit]
                    [--timeout S] [--min-fraction F]
-  check_verdict.py CUDALAB LAB SOLUTION --from-file     (EXPECTED from '// expect:' lines)
+  check_verdict.py CUDALAB LAB SOLUTION --from-file     (EXPECTED from '// expect:' lines;
+                   '// expect-message: S' and '// expect-no-message: S' check the message)
 
 EXPECTED may list alternatives, "off_stream|wrong": any of them matches (the hostile suite's
 cheats, where more than one verdict is fair and none is a grade).
@@ -36,7 +37,9 @@ def expectations(path):
     text = open(path, encoding="utf-8", errors="replace").read()
     verdict = re.search(r"^//\s*expect:\s*(\S+)", text, re.M)
     message = re.search(r"^//\s*expect-message:\s*(.+?)\s*$", text, re.M)
-    return (verdict.group(1) if verdict else None, message.group(1) if message else None)
+    absent = re.search(r"^//\s*expect-no-message:\s*(.+?)\s*$", text, re.M)
+    return (verdict.group(1) if verdict else None, message.group(1) if message else None,
+            absent.group(1) if absent else None)
 
 
 def run_report(cmd):
@@ -70,9 +73,9 @@ def main() -> int:
                     help="an extra cudalab option, e.g. --extra=--arch=sm_90")
     args = ap.parse_args()
 
-    expected, message = args.expected, args.message
+    expected, message, absent = args.expected, args.message, None
     if args.from_file:
-        expected, message = expectations(args.solution)
+        expected, message, absent = expectations(args.solution)
         if not expected:
             print(f"{args.solution}: no '// expect: <verdict>' line")
             return 1
@@ -101,6 +104,8 @@ def main() -> int:
     ok = got in wanted
     if ok and message and message not in (report.get("message") or ""):
         ok = False
+    if ok and absent and absent in (report.get("message") or ""):
+        ok = False
     summary = f"{args.lab} {os.path.basename(args.solution)}: verdict {got} (expected {expected})"
     print(summary)
     print(f"  message: {report.get('message')}")
@@ -115,6 +120,8 @@ def main() -> int:
     if not ok:
         if message:
             print(f"  wanted a message containing: {message}")
+        if absent:
+            print(f"  wanted a message without: {absent}")
         print("  output:", (report.get("output") or "")[-1500:])
     return 0 if ok else 1
 

@@ -32,9 +32,9 @@ for need in ("--csv", "--target-processes", "--metrics", "--log-file", "--kernel
     if need not in args:
         print(f"fake ncu: missing {need}", file=sys.stderr)
         sys.exit(2)
-m = re.fullmatch(r"regex:\^\((.*)\)\$", opt("--kernel-name"))
+m = re.fullmatch(r"regex:\^\(\.\*::\)\?\((.*)\)\(<\.\*>\)\?\$", opt("--kernel-name"))
 if not m:
-    print("fake ncu: --kernel-name is not regex:^(...)$", file=sys.stderr)
+    print("fake ncu: --kernel-name is not regex:^(.*::)?(...)(<.*>)?$", file=sys.stderr)
     sys.exit(2)
 app = args[args.index(opt("--log-file")) + 1:]
 if not app or "--mode" not in app or app[app.index("--mode") + 1] != "bench" or "--case" not in app:

@@ -792,7 +792,7 @@ def test_profile():
         check("top stalls long_scoreboard" in out and "warps mostly stall on long_scoreboard" in out, out)
         with open(args_file) as f:
             ncu_args = json.load(f)
-        check(ncu_args[ncu_args.index("--kernel-name") + 1] == "regex:^(scale)$", f"kernel filter: {ncu_args}")
+        check(ncu_args[ncu_args.index("--kernel-name") + 1] == "regex:^(.*::)?(scale)(<.*>)?$", f"kernel filter: {ncu_args}")
         app = ncu_args[ncu_args.index("--log-file") + 2:]
         # the judge takes its seed on stdin, never on a command line anyone can read
         check(app[0] == A.runner and "--seed" not in app and app[app.index("--case") + 1] == "n=2^20"
