@@ -4,7 +4,8 @@
   check_verdict.py CUDALAB LAB SOLUTION EXPECTED [--message SUBSTR] [--mode test|submit]
                    [--timeout S] [--min-fraction F]
   check_verdict.py CUDALAB LAB SOLUTION --from-file     (EXPECTED from '// expect:' lines;
-                   '// expect-message: S' and '// expect-no-message: S' check the message)
+                   '// expect-message: S' and '// expect-no-message: S' check the message;
+                   '// expect-env: K=V' sets K in cudalab's environment, unless it is set)
 
 EXPECTED may list alternatives, "off_stream|wrong": any of them matches (the hostile suite's
 cheats, where more than one verdict is fair and none is a grade).
@@ -42,10 +43,18 @@ def expectations(path):
             absent.group(1) if absent else None)
 
 
-def run_report(cmd):
+def expected_env(path):
+    """The '// expect-env: K=V' lines of a planted solution, as a dict."""
+    text = open(path, encoding="utf-8", errors="replace").read()
+    return dict(m.split("=", 1) for m in re.findall(r"^//\s*expect-env:\s*(\S+=\S*)\s*$", text, re.M))
+
+
+def run_report(cmd, extra_env=None):
     """Runs a cudalab command that prints a --json report, with a progress database and data
     folder of its own; the report, or None (and what it printed) when there is none."""
     env = dict(os.environ)
+    for k, v in (extra_env or {}).items():
+        env.setdefault(k, v)  # a value the caller set wins (the suite on another GPU)
     state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")
     env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
     env["CUDALAB_DB"] = os.path.join(state, "progress.db")
@@ -97,7 +106,7 @@ def main() -> int:
     cmd = [args.cudalab, mode, args.lab, args.solution, "--json", "--no-color"] + args.extra
     if args.timeout:
         cmd += ["--timeout", str(args.timeout)]
-    report = run_report(cmd)
+    report = run_report(cmd, expected_env(args.solution) if args.from_file else None)
     if report is None:
         return 1
     got = report.get("verdict")
