@@ -11,7 +11,7 @@
  *      and reports LM_DONE with its own time, which the judge only ever uses as bounded by
  *      its bracket.
  *
- *   cudalab-exec --solution SO --entry NAME [--sanitized]
+ *   cudalab-exec --solution SO --entry NAME [--sanitized | --name-kernels]
  *
  * It also exports cudalab_scratch to solutions. */
 #include <dlfcn.h>
@@ -349,11 +349,13 @@ _Noreturn static void serve(const char *solution, const char *entry_name, int sa
 /* ---- start ---- */
 
 /* Reads the options (--file-limit takes effect at once). 0, or 2 (the exit status). */
-static int parse_options(int argc, char **argv, const char **solution, const char **entry_name, int *sanitized)
+static int parse_options(int argc, char **argv, const char **solution, const char **entry_name, int *sanitized,
+                         int *name_kernels)
 {
     static const struct option opts[] = {{"solution", required_argument, 0, 's'},
                                          {"entry", required_argument, 0, 'e'},
                                          {"sanitized", no_argument, 0, 'z'},
+                                         {"name-kernels", no_argument, 0, 'k'},
                                          {"file-limit", required_argument, 0, 'F'},
                                          {0, 0, 0, 0}};
     int ch;
@@ -361,6 +363,7 @@ static int parse_options(int argc, char **argv, const char **solution, const cha
         if (ch == 's') *solution = optarg;
         else if (ch == 'e') *entry_name = optarg;
         else if (ch == 'z') *sanitized = 1;
+        else if (ch == 'k') *name_kernels = 1;
         else if (ch == 'F') {
             struct rlimit rl;
             rl.rlim_cur = rl.rlim_max = (rlim_t)strtoull(optarg, NULL, 10);
@@ -401,8 +404,8 @@ static void catch_faults(void)
 int main(int argc, char **argv)
 {
     const char *solution = NULL, *entry_name = NULL;
-    int sanitized = 0;
-    if (parse_options(argc, argv, &solution, &entry_name, &sanitized))
+    int sanitized = 0, name_kernels = 0;
+    if (parse_options(argc, argv, &solution, &entry_name, &sanitized, &name_kernels))
         return 2;
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the judge gone, the solution goes too */
     if (getppid() == 1)
@@ -410,7 +413,7 @@ int main(int argc, char **argv)
     if (hello())
         return 3;
     char why[256];
-    if (!sanitized && xb_track_kernels(why, sizeof why)) /* a tool wrapping it holds CUPTI */
+    if (name_kernels && xb_track_kernels(why, sizeof why))
         cl_lm_trace("exec", "kernels not named: %s", why);
     catch_faults();
     serve(solution, entry_name, sanitized);

@@ -111,7 +111,8 @@ static int expect(cl_link *l, uint32_t type, cl_lmsg *m, char *msg, size_t n)
 }
 
 int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
-                  const char *const *wrap, int tool, const char *file_limit, char *msg, size_t n)
+                  const char *const *wrap, int tool, int name_kernels, const char *file_limit, char *msg,
+                  size_t n)
 {
     memset(l, 0, sizeof *l);
     l->pid = -1;
@@ -133,6 +134,8 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     argv[argc++] = (char *)entry;
     if (tool != CL_TOOL_NONE)
         argv[argc++] = "--sanitized"; /* sockets stay allowed */
+    else if (name_kernels)
+        argv[argc++] = "--name-kernels";
     if (file_limit) {
         argv[argc++] = "--file-limit";
         argv[argc++] = (char *)file_limit;

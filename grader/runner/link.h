@@ -40,9 +40,11 @@ typedef struct cl_link {
 /* Under which CUDA tool the exec runs: its injected library needs sockets, and a profiler
  * that wraps the judge reaches the exec only through the environment, kept whole then. */
 enum { CL_TOOL_NONE, CL_TOOL_SANITIZER, CL_TOOL_PROFILER };
-/* Starts the exec for solution/entry (wrap: a command to run it under, or NULL). 0 or -1. */
+/* Starts the exec for solution/entry (wrap: a command to run it under, or NULL; name_kernels:
+ * it names the kernels launched in its calls, for the Tensor Core check). 0 or -1. */
 int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
-                  const char *const *wrap, int tool, const char *file_limit, char *msg, size_t n);
+                  const char *const *wrap, int tool, int name_kernels, const char *file_limit, char *msg,
+                  size_t n);
 int cl_link_map(cl_link *l, int id, int fd, size_t bytes, int readonly, char *msg, size_t n);
 int cl_link_unmap_all(cl_link *l, char *msg, size_t n);
 /* Loads the solution. 0, or a CL_LS_* status with the exec's message. CL_LS_JAIL only for a

@@ -351,7 +351,9 @@ static int start_solution_process(cl_verdict_out *vo, const run_opts *ro, const 
         setenv("CUDALAB_UNGATED", "1", 1);
     for (int attempt = 0;; attempt++) {
         int tool = ro->sanitize ? CL_TOOL_SANITIZER : ro->profiled ? CL_TOOL_PROFILER : CL_TOOL_NONE;
+        /* (CUPTI costs the exec a second to start: only where the Tensor Core check needs it) */
         if (cl_link_start(link, exec, ro->solution, lab->entry, ro->sanitize ? wrap : NULL, tool,
+                          lab->metric == CL_METRIC_TFLOPS || getenv("CUDALAB_TEST_KERNELS_RAN"),
                           ro->file_limit, msg, sizeof msg)) {
             cl_link_stop(link);
             return stop(vo, CL_RUN_JUDGE_ERROR, msg);

@@ -61,8 +61,8 @@ int cl_profile_kernel_names(const char *so, char ***names, cl_err *err)
         char name[256];
         if (strncmp(sym, "_Z", 2) || !strstr(sym, "__device_stub__") || cl_profile_stub_name(sym, name, sizeof name))
             continue;
-        if (!strncmp(sym, "_ZZ", 3) || !strncmp(sym, "_ZGV", 4)) /* statics inside the stub */
-            continue;
+        /* (a template kernel's stub is inlined away: only its statics are left, _ZZL53__device_stub__...,
+         * and they name the kernel just as well) */
         int dup = 0;
         for (int i = 0; i < n; i++) dup |= !strcmp((*names)[i], name);
         if (dup) continue;

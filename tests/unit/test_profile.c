@@ -128,6 +128,10 @@ START_TEST(kernel_names_from_stubs)
     ck_assert_str_eq(n, "my_kernel");
     ck_assert_int_eq(cl_profile_stub_name("_Z40__device_stub__Z6tile_kILi128EEvPKfPfPKfPf", n, sizeof n), 0);
     ck_assert_str_eq(n, "tile_k");
+    /* a template kernel's stub inlined away: nm shows only its statics */
+    ck_assert_int_eq(cl_profile_stub_name("_ZZL53__device_stub__Z19transpose_tile_vec4ILi64EEvPKfPfiiiPKfPfiiiE8__handle",
+                                          n, sizeof n), 0);
+    ck_assert_str_eq(n, "transpose_tile_vec4");
     ck_assert_int_eq(cl_profile_stub_name("_Z3fooi", n, sizeof n), -1);
 }
 END_TEST
