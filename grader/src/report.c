@@ -371,7 +371,8 @@ static void print_perf_summary(const cl_result *r, FILE *f)
     fputc('\n', f);
 }
 
-void cl_report_text(const cl_result *r, FILE *f, int verbose)
+/* The title line, the compile step and the Tensor Core check. */
+static void print_build(const cl_result *r, FILE *f)
 {
     const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *R = cl_c(f, CL_RED), *G = cl_c(f, CL_GREEN),
                *Z = cl_c0(f);
@@ -388,39 +389,49 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     if (r->tensor_cores >= 0)
         fprintf(f, CL_T("  tensor cores %s%s%s\n"), r->tensor_cores ? G : R,
                 r->tensor_cores ? CL_T("HMMA/HGMMA instructions present") : CL_T("none: no HMMA/HGMMA instructions"), Z);
-    if (r->total > 0) {
-        fprintf(f, CL_T("  correctness  %s%d/%d%s cases passed\n"), r->passed == r->total ? G : R, r->passed, r->total, Z);
-        int reported = 0;
-        for (int i = 0; i < r->ncases; i++) {
-            const cl_case_result *c = &r->cases[i];
-            if (c->bench)
-                continue;
-            int ok = cl_case_passed(c->status);
-            if (ok && !verbose)
-                continue;
-            fprintf(f, "    %s", ok ? G : R);
-            cl_fput_padded(ok ? CL_T("ok") : CL_T("FAIL"), 4, f);
-            fprintf(f, "%s %s", Z, c->name);
-            if (c->shape && verbose)
-                fprintf(f, " %s(%s)%s", D, c->shape, Z);
-            if (!ok) {
-                fprintf(f, ": %s", c->message ? c->message : c->status);
-                if (c->has_values)
-                    fprintf(f, CL_T("\n         at %s: expected %.9g, got %.9g"), c->where ? c->where : "?", c->expected,
-                            c->got);
-            }
-            fputc('\n', f);
-            if (!ok && c->mismatch) { /* in full for the first failing case (all with --verbose) */
-                json_t *m = json_loads(c->mismatch, 0, NULL);
-                cl_mismatch_print(m, "         ", !verbose && reported++, f);
-                json_decref(m);
-            }
-            if (c->scaled && (verbose || !ok))
-                fprintf(f, "         %s%s%s\n", D, c->scaled, Z);
+}
+
+/* The correctness cases: the count, and each failing one (every one with verbose). */
+static void print_correctness(const cl_result *r, FILE *f, int verbose)
+{
+    const char *D = cl_c(f, CL_DIM), *R = cl_c(f, CL_RED), *G = cl_c(f, CL_GREEN), *Z = cl_c0(f);
+    if (r->total <= 0)
+        return;
+    fprintf(f, CL_T("  correctness  %s%d/%d%s cases passed\n"), r->passed == r->total ? G : R, r->passed, r->total, Z);
+    int reported = 0;
+    for (int i = 0; i < r->ncases; i++) {
+        const cl_case_result *c = &r->cases[i];
+        if (c->bench)
+            continue;
+        int ok = cl_case_passed(c->status);
+        if (ok && !verbose)
+            continue;
+        fprintf(f, "    %s", ok ? G : R);
+        cl_fput_padded(ok ? CL_T("ok") : CL_T("FAIL"), 4, f);
+        fprintf(f, "%s %s", Z, c->name);
+        if (c->shape && verbose)
+            fprintf(f, " %s(%s)%s", D, c->shape, Z);
+        if (!ok) {
+            fprintf(f, ": %s", c->message ? c->message : c->status);
+            if (c->has_values)
+                fprintf(f, CL_T("\n         at %s: expected %.9g, got %.9g"), c->where ? c->where : "?", c->expected,
+                        c->got);
         }
+        fputc('\n', f);
+        if (!ok && c->mismatch) { /* in full for the first failing case (all with --verbose) */
+            json_t *m = json_loads(c->mismatch, 0, NULL);
+            cl_mismatch_print(m, "         ", !verbose && reported++, f);
+            json_decref(m);
+        }
+        if (c->scaled && (verbose || !ok))
+            fprintf(f, "         %s%s%s\n", D, c->scaled, Z);
     }
-    if (r->sanitizer)
-        fprintf(f, CL_T("  sanitizer\n%s"), r->sanitizer);
+}
+
+/* The bench cases, one row each, then the score's summary line. */
+static void print_performance(const cl_result *r, FILE *f)
+{
+    const char *D = cl_c(f, CL_DIM), *R = cl_c(f, CL_RED), *G = cl_c(f, CL_GREEN), *Z = cl_c0(f);
     int header = 0;
     for (int i = 0; i < r->ncases; i++) {
         const cl_case_result *c = &r->cases[i];
@@ -463,6 +474,12 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     }
     if (header && r->tier)
         print_perf_summary(r, f);
+}
+
+/* The output of a failed run, and the verdict and score lines. */
+static void print_verdict(const cl_result *r, FILE *f)
+{
+    const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *G = cl_c(f, CL_GREEN), *Z = cl_c0(f);
     if (!cl_verdict_ok(r->verdict) && r->verdict != CL_V_COMPILE_ERROR)
         print_output_tail(r, f);
     if (!r->did_test && r->verdict == CL_V_CORRECT) { /* cudalab compile */
@@ -486,6 +503,16 @@ void cl_report_text(const cl_result *r, FILE *f, int verbose)
     if (r->did_test && r->max_score > 0 && r->verdict != CL_V_ERROR && r->verdict != CL_V_NO_DEVICE)
         fprintf(f, CL_T("  score        %.1f / %.0f   %s(reproduce with --seed %llu)%s\n"), r->score, r->max_score, D,
                 (unsigned long long)r->seed, Z);
+}
+
+void cl_report_text(const cl_result *r, FILE *f, int verbose)
+{
+    print_build(r, f);
+    print_correctness(r, f, verbose);
+    if (r->sanitizer)
+        fprintf(f, CL_T("  sanitizer\n%s"), r->sanitizer);
+    print_performance(r, f);
+    print_verdict(r, f);
 }
 
 /* ---- JUnit ---- */
