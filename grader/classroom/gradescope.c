@@ -31,16 +31,12 @@ static json_t *test(const char *name, double score, double max, int passed, cons
     return t;
 }
 
-json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const cl_course_rules *rules,
-                              int leaderboard)
+/* One test per correctness case (or one for the whole part when none ran: the compile
+ * log or the verdict says why), worth w_correct together; *ncases and *passed counted. */
+static void correctness_tests(const cl_grade_row *row, double w_correct, const char *vis, json_t *tests,
+                              int *ncases_out, int *passed_out)
 {
-    const char *vis = rules && rules->have_visibility ? rules->visibility : "visible";
-    double w_correct = rules && rules->have_weights ? rules->w_correct : lab->w_correct;
-    double w_top = rules && rules->have_weights ? rules->w_excellent : lab->w_excellent;
     json_t *rep = row->report;
-    json_t *out = json_object();
-    json_t *tests = json_array();
-    /* correctness, case by case */
     int ncases = 0, passed = 0;
     size_t i;
     json_t *c;
@@ -82,7 +78,14 @@ json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const 
             json_array_append_new(tests, test(name, ok ? each : 0, each, ok, msg, vis));
         }
     }
-    /* performance: what the tier earned */
+    *ncases_out = ncases;
+    *passed_out = passed;
+}
+
+/* The performance test (what the tier earned) and the late penalty, when there is one. */
+static void performance_tests(const cl_grade_row *row, double w_correct, double w_top, int ncases, int passed,
+                              const char *vis, json_t *tests)
+{
     double perf = row->raw_score - (ncases ? w_correct * passed / ncases : 0);
     if (perf < 0)
         perf = 0;
@@ -102,9 +105,12 @@ json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const 
                  row->penalty * 100);
         json_array_append_new(tests, test("late penalty", -row->raw_score * row->penalty, 0, 0, lmsg, vis));
     }
-    json_object_set_new(out, "tests", tests);
-    json_object_set_new(out, "score", json_real(row->score));
-    json_object_set_new(out, "execution_time", json_integer((json_int_t)(row->seconds + 0.5)));
+}
+
+/* The text a student reads on Gradescope: verdict, score, details, what the solution printed. */
+static json_t *results_output(const cl_grade_row *row)
+{
+    json_t *rep = row->report;
     cl_strbuf o;
     cl_sb_init(&o);
     cl_sb_printf(&o, "%s: %s\nscore %.1f / %.0f\n", row->verdict, row->message ? row->message : "", row->score,
@@ -118,8 +124,26 @@ json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const 
         cl_sb_printf(&o, "\nwhat your solution printed%s:\n%s\n", len > 4000 ? " (the last 4000 bytes)" : "",
                      len > 4000 ? sol_out + len - 4000 : sol_out);
     }
-    json_object_set_new(out, "output", json_string(cl_sb_str(&o)));
+    json_t *text = json_string(cl_sb_str(&o));
     cl_sb_free(&o);
+    return text;
+}
+
+json_t *cl_gradescope_results(const cl_grade_row *row, const cl_lab *lab, const cl_course_rules *rules,
+                              int leaderboard)
+{
+    const char *vis = rules && rules->have_visibility ? rules->visibility : "visible";
+    double w_correct = rules && rules->have_weights ? rules->w_correct : lab->w_correct;
+    double w_top = rules && rules->have_weights ? rules->w_excellent : lab->w_excellent;
+    json_t *out = json_object();
+    json_t *tests = json_array();
+    int ncases, passed;
+    correctness_tests(row, w_correct, vis, tests, &ncases, &passed);
+    performance_tests(row, w_correct, w_top, ncases, passed, vis, tests);
+    json_object_set_new(out, "tests", tests);
+    json_object_set_new(out, "score", json_real(row->score));
+    json_object_set_new(out, "execution_time", json_integer((json_int_t)(row->seconds + 0.5)));
+    json_object_set_new(out, "output", results_output(row));
     json_object_set_new(out, "output_format", json_string("text"));
     json_object_set_new(out, "visibility", json_string(vis));
     json_object_set_new(out, "stdout_visibility", json_string("hidden"));
