@@ -9,6 +9,7 @@
  * the device nodes of GPUs that are not its own (a class run's other workers). */
 #include "jail.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -17,7 +18,6 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -43,14 +43,8 @@ static void allow_beneath(int rs, const char *path, __u64 access)
         return; /* a path that does not exist needs no rule */
     struct stat st;
     if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) /* a file takes only the file rights */
-        access &= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-                  | LANDLOCK_ACCESS_FS_TRUNCATE
-#endif
-#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
-                  | LANDLOCK_ACCESS_FS_IOCTL_DEV
-#endif
-            ;
+        access &= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |
+                  LANDLOCK_ACCESS_FS_IOCTL_DEV;
     struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
     syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
     close(fd);
@@ -96,17 +90,11 @@ static int landlock(const char *const *writable, const char *const *hidden, char
     if (abi >= 2)
         handled |= LANDLOCK_ACCESS_FS_REFER;
 #endif
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
     if (abi >= 3)
         handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-    int hide = hidden && hidden[0], hide_ioctl = 0;
-#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
-    if (hide && abi >= 5) { /* a node opened read-only would otherwise still take ioctls */
+    int hide = hidden && hidden[0], hide_ioctl = hide && abi >= 5;
+    if (hide_ioctl) /* a node opened read-only would otherwise still take ioctls */
         handled |= LANDLOCK_ACCESS_FS_IOCTL_DEV; /* (and so would none outside /dev) */
-        hide_ioctl = 1;
-    }
-#endif
     struct landlock_ruleset_attr ra = {.handled_access_fs = handled};
     int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
     if (rs < 0) {

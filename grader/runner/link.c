@@ -36,7 +36,8 @@ static double now_ms(void)
  * of cudalab's own; under a profiler that wraps the judge (ncu's injection travels in the
  * environment), all of the judge's. Either way every module is loaded up front: a kernel
  * loaded lazily while the stream waits for go, or while the judge's sentinel spins, can
- * deadlock the context. NULL-terminated, allocated (exec_env_free). */
+ * deadlock the context. NULL-terminated; the caller frees the array (its strings are
+ * environ's). */
 static char **exec_env(int whole)
 {
     static const char *keep[] = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH",

@@ -42,6 +42,7 @@ typedef struct grader {
     cl_compile_result cr; /* compile's result (zero when prebuilt) */
     const char *so;   /* the shared object that runs */
     char *sass;       /* its machine code, for the Tensor Core check (gemm), or NULL */
+    int sass_tensor;  /* Tensor Core instructions somewhere in it */
     int ran_named;    /* a run named the kernels it launched (its done line's kernels_ran) */
     int ran_tensor;   /* and one of them has Tensor Core instructions */
 } grader;
@@ -631,8 +632,7 @@ static void judge_kernels_ran(grader *g, const run_out *ro)
     g->ran_named = 1;
     g->ran_tensor |= cl_sass_tensor_cores(g->sass, names, (int)n);
     free(names);
-    if (g->r->tensor_cores >= 0)
-        g->r->tensor_cores = g->ran_tensor;
+    g->r->tensor_cores = g->ran_tensor; /* (g->sass: the check ran) */
 }
 
 /* Turns one runner process into a verdict. Returns 0 when every case it ran passed. */
@@ -956,8 +956,8 @@ static int stage_inspect(grader *g)
     cl_result *r = g->r;
     if (check_binary(g, g->so))
         return STOP;
-    if (g->lab.metric == CL_METRIC_TFLOPS && !g->prebuilt)
-        r->tensor_cores = cl_sass_read(g->so, &g->sass) ? -1 : cl_sass_tensor_cores(g->sass, NULL, 0);
+    if (g->lab.metric == CL_METRIC_TFLOPS && !g->prebuilt && cl_sass_read(g->so, &g->sass) == 0)
+        r->tensor_cores = g->sass_tensor = cl_sass_tensor_cores(g->sass, NULL, 0);
     if (!r->did_test) {
         if (g->cr.note[0])
             cl_result_set(r, CL_V_CORRECT, "no GPU found: compiled for %s (choose with --arch)", g->cr.arch);
@@ -1095,7 +1095,7 @@ static void stage_score(grader *g)
         static const char *const notes[] = {
             "note: no Tensor Core instructions (HMMA/HGMMA) in its machine code",
             "note: no Tensor Core instructions (HMMA/HGMMA) in the kernels that ran"};
-        const char *note = notes[g->ran_named && cl_sass_tensor_cores(g->sass, NULL, 0)];
+        const char *note = notes[g->ran_named && g->sass_tensor];
         const char *m = r->message, *mt = cl_result_message(r);
         cl_strbuf en, tr;
         cl_sb_init(&en);
