@@ -193,13 +193,13 @@ static int send_request(cl_link *l, const cl_lmsg *m, int fd, char *msg, size_t 
     return -1;
 }
 
-int cl_link_kernel(cl_link *l, int i, char *name, size_t n)
+int cl_link_kernel(cl_link *l, int i, int timeout_ms, char *name, size_t n)
 {
     cl_lmsg m;
     memset(&m, 0, sizeof m);
     m.type = LM_KERNELS;
     m.k = (uint64_t)i;
-    if (cl_lm_send(l->sock, &m, -1) || cl_lm_recv(l->sock, &m, NULL, 2000) || m.type != LM_KERNEL ||
+    if (cl_lm_send(l->sock, &m, -1) || cl_lm_recv(l->sock, &m, NULL, timeout_ms) || m.type != LM_KERNEL ||
         m.k != (uint64_t)i || m.status < CL_KS_NAME || m.status > CL_KS_UNTRACKED)
         return -1;
     m.text[sizeof m.text - 1] = '\0';

@@ -58,8 +58,8 @@ cl_call_status cl_link_call(cl_link *l, const cl_args *a, int builtin, double ti
                             char *msg, size_t n);
 /* The i-th kernel launched inside the solution's calls, into name: CL_KS_NAME, CL_KS_END past
  * the last, CL_KS_UNTRACKED when they were not all named; -1 when the exec did not answer
- * within 2 s. An answer is the solution's word: it can only take a check away, never pass one. */
-int cl_link_kernel(cl_link *l, int i, char *name, size_t n);
+ * within timeout_ms. An answer is the solution's word: it can only narrow a check. */
+int cl_link_kernel(cl_link *l, int i, int timeout_ms, char *name, size_t n);
 /* "killed by SIGSEGV", "exit code 3": how the exec ended (reaps it when it has). */
 void cl_link_describe(cl_link *l, char *out, size_t n);
 /* One call of the exec's own copy kernel, before any student code, within 3 s: does the
