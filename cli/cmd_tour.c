@@ -108,7 +108,9 @@ static int tour_gpu(char **names, int n, int json)
                B, c.name, Z, c.copy_gbps, c.read_gbps, c.write_gbps, c.fp16_tflops, D, Z);
         printf("%s\n", CL_T("Grading every lab's reference solution, as a student's submission is graded:"));
     }
+    double t0 = cl_mono_s();
     compile_references(names, n, json);
+    double compile_s = cl_mono_s() - t0;
     int failures = 0;
     for (int i = 0; i < n; i++) {
         char ref[CL_PATH_MAX];
@@ -148,7 +150,7 @@ static int tour_gpu(char **names, int n, int json)
             printf(CL_T("%s %2d/%-2d cases"), Z, r.passed, r.total);
             if (worst > 0)
                 printf(CL_T("  slowest: %5.1f%% of the ceiling %s(%s)%s"), worst * 100, D, what, Z);
-            printf("  %.0f/%.0f\n", r.score, r.max_score);
+            printf("  %.0f/%.0f  %s%.1f s%s\n", r.score, r.max_score, D, r.seconds, Z);
             if (!ok)
                 printf("  %s  %s%s\n", D, r.message ? r.message : "", Z);
         }
@@ -158,6 +160,8 @@ static int tour_gpu(char **names, int n, int json)
     if (json) {
         json_object_set_new(doc, "labs", labs);
         json_object_set_new(doc, "failures", json_integer(failures));
+        json_object_set_new(doc, "compile_seconds", json_real(compile_s));
+        json_object_set_new(doc, "seconds", json_real(cl_mono_s() - t0));
         print_json(doc);
         json_decref(doc);
     } else {

@@ -33,13 +33,25 @@
  *    - Edges: TMA fills out-of-range parts of a loaded box with zeros and clips stores at
  *      the tensor's bounds, so partial tiles need no code at all. TMA needs 16-byte
  *      aligned rows, so this path requires N % 8 == 0 (K % 8 == 0 by the ABI).
+ *    - Small problems: 128 x 256 tiles leave SMs idle when there are fewer tiles than SMs
+ *      (1024^3: 32 tiles for an H100's 132 SMs). The tile width is then 128 or 64 (64
+ *      or 128 tiles at 1024^3; wgmma m64n128k16 / m64n64k16), with a deeper ring (6 or 8
+ *      stages) in the same shared memory; the 64-wide tile runs without clusters (B is a
+ *      single 64-column box). Chosen on the host from tiles vs SMs (pick_sm90_bn); every
+ *      problem with at least one 128 x 256 tile per SM runs the configuration above.
  *    Measured on an H100 SXM (docs/PERFORMANCE.md): 758, 774 and 747 TFLOP/s at 4096^3,
  *    8192^3 and 8192x8192x2048, against cuBLAS's 765, 739 and 736 in the same run.
  *
  * 2. Everything else (sm_75/80/86/89/120, or a shape TMA cannot describe): mma.sync fed
  *    by ldmatrix from an XOR-swizzled shared layout, filled by a 4-stage pipeline
  *    (16-byte copies, zero-filled past the edges). When N % 8 != 0 or a pointer is not
- *    16-byte aligned, the same kernel loads with predicated scalar loads instead.
+ *    16-byte aligned, the same kernel loads with predicated scalar loads instead, staged
+ *    through registers so that their latency overlaps a k-step of MMAs.
+ *    - Tiles 128 x 128; for problems with fewer tiles than SMs, 128 x 64 and split-K: the
+ *      K loop is cut into up to 8 slices run by separate CTAs, which add up their fp32
+ *      partials through a workspace (cached per device, allocated once), the last CTA of
+ *      each tile finishing it (no second kernel, no waiting). 127 x 4099 x 520: 33 CTAs
+ *      of 128 x 128 before, 260 of 128 x 64 x (K / 4) now (pick_sm80).
  *
  * Which path runs where (__CUDA_ARCH__ guards below):
  *   sm_90a (H100, built with lab.yaml arch_suffix: a)  part 1, wgmma + TMA + clusters
@@ -50,12 +62,18 @@
  *                                                       (cp.async and m16n8k16 need sm_80)
  * The wgmma code is compiled only for sm_90a and detected at run time, so the same file
  * builds and runs everywhere from sm_75 on. Build options: -DGEMM_CLUSTER=1 (no clusters),
- * -DGEMM_TMA_STORE=0 (stores straight from registers): the ladder's intermediate steps. */
+ * -DGEMM_TMA_STORE=0 (stores straight from registers): the ladder's intermediate steps;
+ * -DGEMM_SM90_BN, -DGEMM_SM80_BN, -DGEMM_SM80_SPLIT force a configuration instead of the
+ * heuristic (see the host side; bench/dev/variants/gemm compares them).
+ * The split-K workspace is shared by all calls on a device: calls running concurrently on
+ * different streams with split-K shapes would race on it (the lab calls on one stream). */
 #include <cuda.h>          /* CUtensorMap and its enums (types only: nothing is linked) */
 #include <cudaTypedefs.h>  /* PFN_cuTensorMapEncodeTiled */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+
+#include <algorithm>
 
 #include "cudalab_lab.h"
 
@@ -76,9 +94,20 @@ static inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 /* ------------------------------------------------------------------------------------ */
 namespace sm80 {
 
-constexpr int BM = 128, BN = 128, BK = 32, STAGES = 4, THREADS = 256, GROUP_M = 8;
-constexpr int A_STAGE = BM * BK, B_STAGE = BK * BN; /* halves */
-constexpr size_t SMEM_BYTES = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(__half);
+constexpr int BM = 128, BK = 32, STAGES = 4, THREADS = 256, GROUP_M = 8;
+constexpr int A_STAGE = BM * BK; /* halves */
+
+/* The tile width BN: 128 when there are enough tiles to fill the GPU, 64 for the few-tile
+ * problems (127 x 4099 x 520: 33 tiles of 128 x 128 for 132 SMs, 65 of 128 x 64). A warp
+ * computes 64 x BN/4: NI n8-tiles of 16 x 8 in each of its four 16-row slices. */
+template <int BN> struct tile_cfg {
+    static_assert(BN == 128 || BN == 64, "BN: 128 or 64");
+    static constexpr int B_STAGE = BK * BN;                /* halves */
+    static constexpr int NI = BN / 32;                     /* n8 tiles per warp and 16-row slice */
+    static constexpr int B_CHUNKS = BK * BN / 8 / THREADS; /* 16-byte chunks of B per thread and stage */
+    static constexpr int ACC = 4 * NI * 4;                 /* fp32 accumulators per thread */
+    static constexpr size_t SMEM_BYTES = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(__half);
+};
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p)
 {
@@ -147,61 +176,127 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
 
 /* Shared layouts, in 16-byte chunks of 8 halves:
  *   A stage: 128 rows x 4 chunks (64 B a row); chunk c of row r lives at c ^ ((r >> 1) & 3).
- *   B stage: 32 rows (k) x 16 chunks (256 B a row); chunk c of row k lives at c ^ (k & 7).
+ *   B stage: 32 rows (k) x BN/8 chunks (256 or 128 B a row); chunk c of row k lives at
+ *   c ^ (k & 7).
  * ldmatrix reads 8 rows of one logical chunk per phase; the XOR spreads them over all 32
  * banks (without it, A would be 4-way and B 8-way conflicted). */
 __device__ __forceinline__ int a_off(int r, int c) { return r * BK + ((c ^ ((r >> 1) & 3)) << 3); }
-__device__ __forceinline__ int b_off(int k, int c) { return k * BN + ((c ^ (k & 7)) << 3); }
+template <int BN> __device__ __forceinline__ int b_off(int k, int c) { return k * BN + ((c ^ (k & 7)) << 3); }
 
-/* Eight halves from global, zero past the edges (scalar path, any alignment). */
-__device__ __forceinline__ void load8_scalar(__half *dst, const __half *src, int valid)
+/* Eight halves from global, zero past the edges: one 16-byte load where the row allows it
+ * (vec), else scalar loads (any alignment, any N). */
+__device__ __forceinline__ uint4 load8(const __half *src, int valid, bool vec)
 {
+    if (vec && valid == 8) return __ldg(reinterpret_cast<const uint4 *>(src));
     __align__(16) __half v[8];
 #pragma unroll
     for (int e = 0; e < 8; e++) v[e] = e < valid ? src[e] : __float2half(0.0f);
-    *reinterpret_cast<uint4 *>(dst) = *reinterpret_cast<const uint4 *>(v);
+    return *reinterpret_cast<const uint4 *>(v);
 }
 
-template <bool VEC>
-__device__ __forceinline__ void load_stage(__half *sA, __half *sB, const __half *__restrict__ A,
-                                           const __half *__restrict__ B, int M, int N, int K, int m0,
-                                           int n0, int k0, int tid)
+/* The chunks one thread moves per stage: A's row r, chunk c and B's row k, chunk c. */
+template <int BN> struct chunk_map {
+    static __device__ __forceinline__ void a(int i, int tid, int &r, int &c)
+    {
+        int q = tid + i * THREADS;
+        r = q >> 2;
+        c = q & 3;
+    }
+    static __device__ __forceinline__ void b(int i, int tid, int &k, int &c)
+    {
+        int q = tid + i * THREADS;
+        k = q / (BN / 8);
+        c = q % (BN / 8);
+    }
+};
+
+/* VEC (N % 8 == 0, aligned pointers): every chunk with cp.async, straight into the ring. */
+template <int BN>
+__device__ __forceinline__ void load_stage_async(__half *sA, __half *sB, const __half *__restrict__ A,
+                                                 const __half *__restrict__ B, int M, int N, int K, int m0, int n0,
+                                                 int k0, int tid)
 {
 #pragma unroll
-    for (int i = 0; i < 2; i++) { /* A: 512 chunks, 2 per thread */
-        int q = tid + i * THREADS, r = q >> 2, c = q & 3;
+    for (int i = 0; i < A_STAGE / 8 / THREADS; i++) { /* A: 512 chunks, 2 per thread */
+        int r, c;
+        chunk_map<BN>::a(i, tid, r, c);
         int gm = m0 + r, gk = k0 + c * 8;
-        __half *dst = sA + a_off(r, c);
-        if (VEC) {
-            bool ok = gm < M && gk < K; /* K % 8 == 0: a chunk is all in or all out */
-            cp_async16(dst, ok ? A + (size_t)gm * K + gk : A, ok);
-        } else {
-            int valid = gm < M ? min(8, K - gk) : 0;
-            load8_scalar(dst, A + (size_t)(gm < M ? gm : 0) * K + (valid > 0 ? gk : 0), valid);
-        }
+        bool ok = gm < M && gk < K; /* K % 8 == 0: a chunk is all in or all out */
+        cp_async16(sA + a_off(r, c), ok ? A + (size_t)gm * K + gk : A, ok);
     }
 #pragma unroll
-    for (int i = 0; i < 2; i++) { /* B: 512 chunks, 2 per thread */
-        int q = tid + i * THREADS, k = q >> 4, c = q & 15;
+    for (int i = 0; i < tile_cfg<BN>::B_CHUNKS; i++) { /* B: 4 BN chunks, 1 or 2 per thread */
+        int k, c;
+        chunk_map<BN>::b(i, tid, k, c);
         int gk = k0 + k, gn = n0 + c * 8;
-        __half *dst = sB + b_off(k, c);
-        if (VEC) {
-            bool ok = gk < K && gn < N; /* N % 8 == 0 on this path */
-            cp_async16(dst, ok ? B + (size_t)gk * N + gn : B, ok);
-        } else {
-            int valid = gk < K ? min(8, N - gn) : 0;
-            load8_scalar(dst, B + (size_t)(gk < K ? gk : 0) * N + (valid > 0 ? gn : 0), valid);
-        }
+        bool ok = gk < K && gn < N; /* N % 8 == 0 on this path */
+        cp_async16(sB + b_off<BN>(k, c), ok ? B + (size_t)gk * N + gn : B, ok);
     }
 }
 
-/* 256 threads = 8 warps as 2 (M) x 4 (N); each warp computes 64 x 32 with 4 x 4 mma tiles. */
-template <bool VEC>
+/* Otherwise (N % 8 != 0 or a misaligned pointer), the loads go through registers: issued
+ * before a k-step's MMAs and written to shared memory after them, so their latency hides
+ * behind one k-step of math instead of stalling the loop. A still loads 16 bytes at a
+ * time when its pointer is aligned (K % 8 == 0 by the ABI). */
+template <int BN> struct stage_regs {
+    uint4 a[A_STAGE / 8 / THREADS], b[tile_cfg<BN>::B_CHUNKS];
+};
+template <int BN>
+__device__ __forceinline__ void load_stage_regs(stage_regs<BN> &st, const __half *__restrict__ A,
+                                                const __half *__restrict__ B, int M, int N, int K, int m0, int n0,
+                                                int k0, int tid, bool a_vec)
+{
+#pragma unroll
+    for (int i = 0; i < A_STAGE / 8 / THREADS; i++) {
+        int r, c;
+        chunk_map<BN>::a(i, tid, r, c);
+        int gm = m0 + r, gk = k0 + c * 8;
+        int valid = gm < M ? min(8, K - gk) : 0;
+        st.a[i] = load8(A + (size_t)(gm < M ? gm : 0) * K + (valid > 0 ? gk : 0), valid, a_vec);
+    }
+#pragma unroll
+    for (int i = 0; i < tile_cfg<BN>::B_CHUNKS; i++) {
+        int k, c;
+        chunk_map<BN>::b(i, tid, k, c);
+        int gk = k0 + k, gn = n0 + c * 8;
+        int valid = gk < K ? min(8, N - gn) : 0;
+        st.b[i] = load8(B + (size_t)(gk < K ? gk : 0) * N + (valid > 0 ? gn : 0), valid, false);
+    }
+}
+template <int BN>
+__device__ __forceinline__ void store_stage_regs(const stage_regs<BN> &st, __half *sA, __half *sB, int tid)
+{
+#pragma unroll
+    for (int i = 0; i < A_STAGE / 8 / THREADS; i++) {
+        int r, c;
+        chunk_map<BN>::a(i, tid, r, c);
+        *reinterpret_cast<uint4 *>(sA + a_off(r, c)) = st.a[i];
+    }
+#pragma unroll
+    for (int i = 0; i < tile_cfg<BN>::B_CHUNKS; i++) {
+        int k, c;
+        chunk_map<BN>::b(i, tid, k, c);
+        *reinterpret_cast<uint4 *>(sB + b_off<BN>(k, c)) = st.b[i];
+    }
+}
+
+/* 256 threads = 8 warps as 2 (M) x 4 (N); each warp computes 64 x BN/4 with 4 x NI mma
+ * tiles. Split-K (gridDim.y = splits > 1, for problems with too few tiles to fill the GPU):
+ * CTA (tile, split) sums its share of K, writes its fp32 accumulators to a workspace in
+ * register order (coalesced 16-byte stores, no index arithmetic), and bumps the tile's
+ * counter; the CTA that arrives last adds up every split's partial in split order (the
+ * result does not depend on which CTA came last), resets the counter for the next call
+ * and runs the ordinary epilogue. No CTA ever waits for another, so any grid is safe. */
+template <bool VEC, int BN>
 __global__ void __launch_bounds__(THREADS) gemm_sm80_kernel(const __half *__restrict__ A,
                                                             const __half *__restrict__ B,
-                                                            __half *__restrict__ C, int M, int N, int K)
+                                                            __half *__restrict__ C, int M, int N, int K,
+                                                            float4 *__restrict__ ws, unsigned *__restrict__ counters,
+                                                            bool a_vec)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    using cfg = tile_cfg<BN>;
+    constexpr int NI = cfg::NI, B_STAGE = cfg::B_STAGE;
     extern __shared__ __align__(128) uint8_t smem_raw[];
     __half *sA = reinterpret_cast<__half *>(smem_raw);
     __half *sB = sA + STAGES * A_STAGE;
@@ -215,45 +310,61 @@ __global__ void __launch_bounds__(THREADS) gemm_sm80_kernel(const __half *__rest
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm = warp >> 2, wn = warp & 3;
-    const int ktiles = (K + BK - 1) / BK;
+    /* this CTA's k-tiles: [kt0, kt0 + ktiles), an even share of K */
+    const int ktiles_all = (K + BK - 1) / BK, splits = gridDim.y, split = blockIdx.y;
+    const int kt0 = (int)((long long)split * ktiles_all / splits);
+    const int ktiles = (int)((long long)(split + 1) * ktiles_all / splits) - kt0;
 
-    float acc[4][4][4];
+    float acc[4][NI][4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < NI; j++)
 #pragma unroll
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
 
+    stage_regs<BN> st;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load_stage<VEC>(sA + s * A_STAGE, sB + s * B_STAGE, A, B, M, N, K, m0, n0, s * BK, tid);
+        if (s < ktiles) {
+            const int k0 = (kt0 + s) * BK;
+            if (VEC) {
+                load_stage_async<BN>(sA + s * A_STAGE, sB + s * B_STAGE, A, B, M, N, K, m0, n0, k0, tid);
+            } else {
+                load_stage_regs<BN>(st, A, B, M, N, K, m0, n0, k0, tid, a_vec);
+                store_stage_regs<BN>(st, sA + s * A_STAGE, sB + s * B_STAGE, tid);
+            }
+        }
         cp_async_commit();
     }
 
     for (int kt = 0; kt < ktiles; kt++) {
         cp_async_wait<STAGES - 2>(); /* stage kt has landed (for this thread) ... */
         __syncthreads();             /* ... for all threads, and stage kt-1 is free */
-        int nk = kt + STAGES - 1;
-        if (nk < ktiles)
-            load_stage<VEC>(sA + (nk % STAGES) * A_STAGE, sB + (nk % STAGES) * B_STAGE, A, B, M, N, K, m0,
-                            n0, nk * BK, tid);
+        const int nk = kt + STAGES - 1, ns = nk % STAGES;
+        if (nk < ktiles) {
+            if (VEC)
+                load_stage_async<BN>(sA + ns * A_STAGE, sB + ns * B_STAGE, A, B, M, N, K, m0, n0, (kt0 + nk) * BK,
+                                     tid);
+            else
+                load_stage_regs<BN>(st, A, B, M, N, K, m0, n0, (kt0 + nk) * BK, tid, a_vec);
+        }
         cp_async_commit();
 
         const __half *a = sA + (kt % STAGES) * A_STAGE, *b = sB + (kt % STAGES) * B_STAGE;
 #pragma unroll
         for (int kk = 0; kk < BK / 16; kk++) {
-            uint32_t af[4][4], bf[4][2];
+            uint32_t af[4][4], bf[NI][2];
 #pragma unroll
             for (int mi = 0; mi < 4; mi++) {
                 int r = wm * 64 + mi * 16 + (lane & 15), c = kk * 2 + (lane >> 4);
                 ldmatrix_x4(af[mi], a + a_off(r, c));
             }
 #pragma unroll
-            for (int np = 0; np < 2; np++) {
-                int k = kk * 16 + (lane & 15), c = wn * 4 + np * 2 + (lane >> 4);
+            for (int np = 0; np < NI / 2; np++) {
+                int k = kk * 16 + (lane & 15), c = wn * NI + np * 2 + (lane >> 4);
                 uint32_t t[4];
-                ldmatrix_x4_trans(t, b + b_off(k, c));
+                ldmatrix_x4_trans(t, b + b_off<BN>(k, c));
                 bf[2 * np][0] = t[0];
                 bf[2 * np][1] = t[1];
                 bf[2 * np + 1][0] = t[2];
@@ -262,18 +373,59 @@ __global__ void __launch_bounds__(THREADS) gemm_sm80_kernel(const __half *__rest
 #pragma unroll
             for (int mi = 0; mi < 4; mi++)
 #pragma unroll
-                for (int ni = 0; ni < 4; ni++) mma_16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+                for (int ni = 0; ni < NI; ni++) mma_16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
         }
+        /* slot ns held stage kt-1, which every thread finished before this step's barrier */
+        if (!VEC && nk < ktiles) store_stage_regs<BN>(st, sA + ns * A_STAGE, sB + ns * B_STAGE, tid);
     }
     cp_async_wait<0>();
+
+    if (splits > 1) { /* split-K: partials to the workspace; the last CTA of the tile sums them */
+        __shared__ int s_last;
+        constexpr int Q = cfg::ACC / 4; /* float4s per thread */
+        float4 *part = ws + (size_t)blockIdx.x * splits * Q * THREADS;
+#pragma unroll
+        for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+            for (int ni = 0; ni < NI; ni++)
+                part[((size_t)split * Q + mi * NI + ni) * THREADS + tid] =
+                    make_float4(acc[mi][ni][0], acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]);
+        __threadfence(); /* the partial is visible GPU-wide before the counter moves */
+        __syncthreads();
+        if (tid == 0) {
+            const unsigned prev = atomicAdd(&counters[blockIdx.x], 1u);
+            s_last = prev == (unsigned)splits - 1;
+            if (s_last) counters[blockIdx.x] = 0; /* every split has arrived: ready for the next call */
+        }
+        __syncthreads();
+        if (!s_last) return;
+        __threadfence(); /* acquire: the other splits' partials */
+#pragma unroll
+        for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+            for (int ni = 0; ni < NI; ni++) {
+                float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                for (int s = 0; s < splits; s++) {
+                    const float4 p = __ldcg(&part[((size_t)s * Q + mi * NI + ni) * THREADS + tid]);
+                    sum.x += p.x;
+                    sum.y += p.y;
+                    sum.z += p.z;
+                    sum.w += p.w;
+                }
+                acc[mi][ni][0] = sum.x;
+                acc[mi][ni][1] = sum.y;
+                acc[mi][ni][2] = sum.z;
+                acc[mi][ni][3] = sum.w;
+            }
+    }
 
     /* epilogue: accumulator (row g / g+8, cols 2t, 2t+1) of each 16x8 tile -> fp16 */
 #pragma unroll
     for (int mi = 0; mi < 4; mi++) {
 #pragma unroll
-        for (int ni = 0; ni < 4; ni++) {
+        for (int ni = 0; ni < NI; ni++) {
             int row = m0 + wm * 64 + mi * 16 + (lane >> 2);
-            int col = n0 + wn * 32 + ni * 8 + (lane & 3) * 2;
+            int col = n0 + wn * (BN / 4) + ni * 8 + (lane & 3) * 2;
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 int r = row + h * 8;
@@ -299,21 +451,32 @@ __global__ void __launch_bounds__(THREADS) gemm_sm80_kernel(const __half *__rest
 /* ------------------------------------------------------------------------------------ */
 namespace sm90 {
 
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4;
+constexpr int BM = 128, BK = 64;
 constexpr int CONSUMERS = 2;                   /* warpgroups issuing wgmma, 64 rows each */
 constexpr int THREADS = 128 * (CONSUMERS + 1); /* + one producer warpgroup */
 constexpr uint32_t A_BYTES = BM * BK * 2;      /* 16 KB */
 constexpr uint32_t B_CHUNK = 64 * BK * 2;      /* one TMA box of B: 64 columns x BK rows, 8 KB */
-constexpr uint32_t B_BYTES = BK * BN * 2;      /* 32 KB */
-constexpr uint32_t STAGE_BYTES = A_BYTES + B_BYTES;
-static_assert(B_BYTES == (BN / 64) * B_CHUNK, "B arrives as BN / 64 boxes of 64 columns");
 #ifndef GEMM_TMA_STORE
 #define GEMM_TMA_STORE 1 /* epilogue: stmatrix -> shared -> TMA store (0: direct stores) */
 #endif
 constexpr uint32_t C_CHUNK = 64 * 64 * 2; /* one 64 x 64 fp16 box of C, 8 KB */
 constexpr uint32_t C_BYTES = GEMM_TMA_STORE ? CONSUMERS * 2 * C_CHUNK : 0; /* 2 buffers per consumer */
-constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_BYTES + C_BYTES + 1024 /* alignment slack */ + 2 * STAGES * 8;
 constexpr int GROUP_TILES_M = 16; /* raster groups of 16 M tiles (2048 rows) */
+
+/* The tile width BN: 256 for every problem with at least one tile per SM (the tiles of
+ * the header); 128 or 64 when 256-wide tiles leave SMs idle (1024^3: 32 tiles of 128 x 256
+ * for 132 SMs; 128 x 64 gives 128). A narrower stage is smaller, so the ring gets deeper
+ * in the same shared memory (more loads in flight: small problems are latency-bound). */
+template <int BN> struct tile_cfg {
+    static_assert(BN == 256 || BN == 128 || BN == 64, "BN: 256, 128 or 64");
+    static constexpr int STAGES = BN == 256 ? 4 : BN == 128 ? 6 : 8;
+    static constexpr uint32_t B_BYTES = BK * BN * 2;
+    static_assert(B_BYTES == (BN / 64) * B_CHUNK, "B arrives as BN / 64 boxes of 64 columns");
+    static constexpr uint32_t STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr size_t SMEM_BYTES =
+        (size_t)STAGES * STAGE_BYTES + C_BYTES + 1024 /* alignment slack */ + 2 * STAGES * 8;
+    static_assert(SMEM_BYTES <= 227 * 1024, "fits an H100 SM");
+};
 
 #if GEMM_SM90A
 __device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
@@ -465,10 +628,10 @@ template <int N> __device__ __forceinline__ void wgmma_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 /* Keeps the compiler from moving accumulator reads/writes across the async wgmma. */
-__device__ __forceinline__ void fence_acc(float (&d)[128])
+template <int N> __device__ __forceinline__ void fence_acc(float (&d)[N])
 {
 #pragma unroll
-    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i])::"memory");
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 /* D(64x256, fp32) += A(64x16, smem, K-major) * B(16x256, smem, N-major: imm-trans-b = 1).
@@ -505,6 +668,54 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
+/* The same for the narrower tiles: 64 and 32 accumulators per thread. */
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int scale_d)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+__device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, int scale_d)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+/* One 64 x BN x 16 product; the accumulator's size picks the instruction. */
+__device__ __forceinline__ void wgmma_k16(float (&d)[128], uint64_t a, uint64_t b, int sd)
+{
+    wgmma_m64n256k16(d, a, b, sd);
+}
+__device__ __forceinline__ void wgmma_k16(float (&d)[64], uint64_t a, uint64_t b, int sd)
+{
+    wgmma_m64n128k16(d, a, b, sd);
+}
+__device__ __forceinline__ void wgmma_k16(float (&d)[32], uint64_t a, uint64_t b, int sd)
+{
+    wgmma_m64n64k16(d, a, b, sd);
+}
 
 /* Work item w -> (unit of CLUSTER M tiles um, N tile tn), walking `group` units down M
  * before moving one tile along N, so the CTAs running at the same time share A rows and
@@ -520,14 +731,16 @@ __device__ __forceinline__ void work_tile(int w, int units_m, int tiles_n, int g
 /* The persistent walk over C's tiles, the same for the producer and the consumers: CTA
  * `rank` of cluster blockIdx.x / CLUSTER takes work items first, first + stride, ... */
 struct tile_walk {
-    int first, stride, count; /* work items: a unit of CLUSTER M tiles x one N tile */
+    int first, stride, count; /* work items: a unit of CLUSTER M tiles x one N tile (x splits) */
     int units_m, tiles_n, group_units;
     int k_iters;
+    int splits; /* split-K: each tile's k-steps cut into this many work items */
     uint32_t rank;
 };
 
 /* The top-left corner of the C tile of work item w for this CTA. */
-template <int CLUSTER> __device__ __forceinline__ void tile_origin(const tile_walk &tw, int w, int &m0, int &n0)
+template <int CLUSTER, int BN>
+__device__ __forceinline__ void tile_origin(const tile_walk &tw, int w, int &m0, int &n0)
 {
     int um, tn;
     work_tile(w, tw.units_m, tw.tiles_n, tw.group_units, um, tn);
@@ -535,8 +748,24 @@ template <int CLUSTER> __device__ __forceinline__ void tile_origin(const tile_wa
     n0 = tn * BN;
 }
 
-/* Ring slot s, parity phase: the next stage of the 4-stage ring, for both roles. */
-__device__ __forceinline__ void ring_next(int &s, uint32_t &phase)
+/* Work item w: its tile and its k-steps [kb, ke). With split-K the splits of a tile are
+ * consecutive items (so they run at the same time, on neighbouring CTAs). */
+template <int CLUSTER, int BN, bool SPLITK>
+__device__ __forceinline__ void work_item(const tile_walk &tw, int w, int &m0, int &n0, int &split, int &kb, int &ke)
+{
+    split = 0;
+    if (SPLITK) {
+        const int tile = w / tw.splits;
+        split = w - tile * tw.splits;
+        w = tile;
+    }
+    tile_origin<CLUSTER, BN>(tw, w, m0, n0);
+    kb = SPLITK ? split * tw.k_iters / tw.splits : 0;
+    ke = SPLITK ? (split + 1) * tw.k_iters / tw.splits : tw.k_iters;
+}
+
+/* Ring slot s, parity phase: the next stage of the ring, for both roles. */
+template <int STAGES> __device__ __forceinline__ void ring_next(int &s, uint32_t &phase)
 {
     if (++s == STAGES) {
         s = 0;
@@ -547,7 +776,7 @@ __device__ __forceinline__ void ring_next(int &s, uint32_t &phase)
 /* The barriers of every stage: "full" completes on the producer's arrive plus the TMA
  * bytes, "empty" when every consumer of the cluster has released the stage. The peer's
  * barriers exist before anyone signals them. */
-template <int CLUSTER> __device__ __forceinline__ void init_barriers(uint64_t *full, uint64_t *empty)
+template <int CLUSTER, int STAGES> __device__ __forceinline__ void init_barriers(uint64_t *full, uint64_t *empty)
 {
     if (threadIdx.x == 0) {
 #pragma unroll
@@ -565,16 +794,18 @@ template <int CLUSTER> __device__ __forceinline__ void init_barriers(uint64_t *f
 
 /* The producer: one thread feeds the ring with TMA copies, A's tile and this CTA's share
  * of B's (multicast to both CTAs of a cluster), as soon as a stage is free everywhere. */
-template <int CLUSTER>
+template <int CLUSTER, int BN, bool SPLITK>
 __device__ __forceinline__ void produce(const tile_walk &tw, uint8_t *smem, uint64_t *full, uint64_t *empty,
                                         const CUtensorMap *tmA, const CUtensorMap *tmB)
 {
+    using cfg = tile_cfg<BN>;
+    constexpr uint32_t STAGE_BYTES = cfg::STAGE_BYTES;
     int s = 0;
     uint32_t phase = 0;
     for (int w = tw.first; w < tw.count; w += tw.stride) {
-        int m0, n0;
-        tile_origin<CLUSTER>(tw, w, m0, n0);
-        for (int k = 0; k < tw.k_iters; k++) {
+        int m0, n0, split, kb, ke;
+        work_item<CLUSTER, BN, SPLITK>(tw, w, m0, n0, split, kb, ke);
+        for (int k = kb; k < ke; k++) {
             mbar_wait(&empty[s], phase ^ 1); /* the stage is free in every CTA */
             uint8_t *sa = smem + s * STAGE_BYTES, *sb = sa + A_BYTES;
             mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
@@ -590,7 +821,7 @@ __device__ __forceinline__ void produce(const tile_walk &tw, uint8_t *smem, uint
                     tma_load_2d_multicast(sb + j * B_CHUNK, tmB, &full[s], n0 + j * 64, k * BK,
                                           (uint16_t)((1u << CLUSTER) - 1));
             }
-            ring_next(s, phase);
+            ring_next<cfg::STAGES>(s, phase);
         }
     }
 }
@@ -610,12 +841,13 @@ template <int CLUSTER> __device__ __forceinline__ void release_stage(uint64_t *e
 /* The main loop of one tile for consumer c: d = A B over K with wgmma from shared memory,
  * one k-step in flight while the next is issued; each stage is released as soon as the
  * wgmma reading it is done. */
-template <int CLUSTER>
-__device__ __forceinline__ void consume_tile(const tile_walk &tw, uint8_t *smem, uint64_t *full, uint64_t *empty, int c,
-                                             int t, int &s, uint32_t &phase, float (&d)[128])
+template <int CLUSTER, int BN>
+__device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint64_t *full, uint64_t *empty, int c,
+                                             int t, int &s, uint32_t &phase, float (&d)[BN / 2])
 {
+    constexpr uint32_t STAGE_BYTES = tile_cfg<BN>::STAGE_BYTES;
     int prev = -1;
-    for (int k = 0; k < tw.k_iters; k++) {
+    for (int k = kb; k < ke; k++) {
         mbar_wait(&full[s], phase);
         const uint32_t a0 = smem_u32(smem + s * STAGE_BYTES) + c * 64 * 128;
         const uint32_t b0 = smem_u32(smem + s * STAGE_BYTES + A_BYTES);
@@ -627,17 +859,64 @@ __device__ __forceinline__ void consume_tile(const tile_walk &tw, uint8_t *smem,
              *    apart (SBO); k-step = 16 rows = 2 KB. */
             uint64_t da = make_desc(a0 + kk * 32, 16, 1024);
             uint64_t db = make_desc(b0 + kk * 2048, B_CHUNK, 1024);
-            wgmma_m64n256k16(d, da, db, (k | kk) != 0);
+            wgmma_k16(d, da, db, ((k - kb) | kk) != 0);
         }
         wgmma_commit();
         wgmma_wait<1>(); /* the previous k-step's wgmma is done with its stage */
         release_stage<CLUSTER>(empty, prev, t);
         prev = s;
-        ring_next(s, phase);
+        ring_next<tile_cfg<BN>::STAGES>(s, phase);
     }
     wgmma_wait<0>();
     fence_acc(d);
     release_stage<CLUSTER>(empty, prev, t);
+}
+
+/* Split-K (problems with too few tiles for the SMs): the consumers of the CTA that ran
+ * split `split` of tile `tile` write their fp32 accumulators to the workspace in register
+ * order (coalesced 16-byte stores, no index arithmetic) and bump the tile's counter; the
+ * CTA that arrives last adds up every split's partial in split order (the same result
+ * whichever CTA is last), resets the counter for the next call and stores the tile. No
+ * CTA waits for another, so the persistent walk cannot deadlock. Returns whether this CTA
+ * stores the tile. ct: consumer thread 0..255; flag: a shared word. */
+template <int BN>
+__device__ __forceinline__ bool splitk_combine(float (&d)[BN / 2], float4 *__restrict__ ws,
+                                               unsigned *__restrict__ counters, int tile, int split, int splits, int ct,
+                                               volatile int *flag)
+{
+    constexpr int Q = BN / 8; /* float4s per thread */
+    constexpr int CT = CONSUMERS * 128;
+    float4 *part = ws + (size_t)tile * splits * Q * CT;
+#pragma unroll
+    for (int j = 0; j < Q; j++)
+        part[((size_t)split * Q + j) * CT + ct] = make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]);
+    __threadfence(); /* the partial is visible GPU-wide before the counter moves */
+    asm volatile("bar.sync 3, %0;\n" ::"n"(CT) : "memory");
+    if (ct == 0) {
+        const unsigned prev = atomicAdd(&counters[tile], 1u);
+        const int last = prev == (unsigned)splits - 1;
+        if (last) counters[tile] = 0; /* every split has arrived: ready for the next call */
+        *flag = last;
+    }
+    asm volatile("bar.sync 3, %0;\n" ::"n"(CT) : "memory");
+    if (!*flag) return false;
+    __threadfence(); /* acquire: the other splits' partials */
+#pragma unroll
+    for (int j = 0; j < Q; j++) {
+        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int k = 0; k < splits; k++) {
+            const float4 v = __ldcg(&part[((size_t)k * Q + j) * CT + ct]);
+            sum.x += v.x;
+            sum.y += v.y;
+            sum.z += v.z;
+            sum.w += v.w;
+        }
+        d[4 * j] = sum.x;
+        d[4 * j + 1] = sum.y;
+        d[4 * j + 2] = sum.z;
+        d[4 * j + 3] = sum.w;
+    }
+    return true;
 }
 
 #if GEMM_TMA_STORE
@@ -645,20 +924,26 @@ __device__ __forceinline__ void consume_tile(const tile_walk &tw, uint8_t *smem,
  * then one thread stores each 64 x 64 box with TMA, which clips rows >= M and columns >= N.
  * Two buffers per consumer: the next box is written while the previous one is still being
  * copied out, and the next tile's wgmma starts while the last boxes drain. */
-__device__ __forceinline__ void store_tile(const float (&d)[128], uint8_t *smem, const CUtensorMap *tmC, int c, int t,
-                                           int m0, int n0)
+template <int BN>
+__device__ __forceinline__ void store_tile(const float (&d)[BN / 2], uint8_t *smem, const CUtensorMap *tmC, int c,
+                                           int t, int m0, int n0)
 {
     const int warp = t / 32, lane = t % 32;
-    const uint32_t cbuf = smem_u32(smem + STAGES * STAGE_BYTES) + c * 2 * C_CHUNK;
+    const uint32_t cbuf = smem_u32(smem + tile_cfg<BN>::STAGES * tile_cfg<BN>::STAGE_BYTES) + c * 2 * C_CHUNK;
 #pragma unroll
     for (int q = 0; q < BN / 64; q++) {
         const uint32_t buf = cbuf + (q & 1) * C_CHUNK;
-        if (t == 0) bulk_wait_read<1>(); /* the store that last used buf is done reading */
+        /* the store that last used buf is done reading: the one before the latest, or with
+         * one box a tile (BN = 64), the latest, a whole main loop ago */
+        if (t == 0) {
+            if ((BN / 64) % 2) bulk_wait_read<0>();
+            else bulk_wait_read<1>();
+        }
         warpgroup_barrier(c);
         const int row = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
 #pragma unroll
         for (int jj = 0; jj < 8; jj += 2) {
-            const int j = q * 8 + jj; /* 8-column block within the 256 */
+            const int j = q * 8 + jj; /* 8-column block within the BN */
             const int chunk = jj + (lane >> 4);
             stmatrix_x4(buf + row * 128 + ((chunk ^ (row & 7)) << 4), pack_half2(d[4 * j], d[4 * j + 1]),
                         pack_half2(d[4 * j + 2], d[4 * j + 3]), pack_half2(d[4 * j + 4], d[4 * j + 5]),
@@ -674,7 +959,8 @@ __device__ __forceinline__ void store_tile(const float (&d)[128], uint8_t *smem,
 }
 #else
 /* Epilogue: thread holds rows (g, g+8) of its warp's 16, cols 8j + 2(lane%4) */
-__device__ __forceinline__ void store_tile(const float (&d)[128], __half *__restrict__ C, int M, int N, int c, int t,
+template <int BN>
+__device__ __forceinline__ void store_tile(const float (&d)[BN / 2], __half *__restrict__ C, int M, int N, int c, int t,
                                            int m0, int n0)
 {
     const int warp = t / 32, lane = t % 32;
@@ -695,18 +981,20 @@ __device__ __forceinline__ void store_tile(const float (&d)[128], __half *__rest
 #endif
 #endif /* GEMM_SM90A */
 
-template <int CLUSTER>
+template <int CLUSTER, int BN, bool SPLITK = false>
 __global__ void __launch_bounds__(THREADS, 1)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                      const __grid_constant__ CUtensorMap tmC, __half *__restrict__ C, int M, int N, int K,
-                     int group_units)
+                     int group_units, int splits, float4 *__restrict__ ws, unsigned *__restrict__ counters)
 {
+    static_assert(BN / 64 >= CLUSTER, "each CTA of a cluster multicasts whole 64-column boxes of B");
 #if GEMM_SM90A
+    using cfg = tile_cfg<BN>;
     extern __shared__ uint8_t smem_raw[];
     /* 128-byte swizzle atoms must start on 1024-byte boundaries */
     uint8_t *smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + STAGES * STAGE_BYTES + C_BYTES);
-    uint64_t *empty = full + STAGES;
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + cfg::STAGES * cfg::STAGE_BYTES + C_BYTES);
+    uint64_t *empty = full + cfg::STAGES;
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     tile_walk tw;
@@ -714,35 +1002,41 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int tiles_m = (M + BM - 1) / BM;
     tw.tiles_n = (N + BN - 1) / BN;
     tw.units_m = (tiles_m + CLUSTER - 1) / CLUSTER;
-    tw.count = tw.units_m * tw.tiles_n;
+    tw.splits = SPLITK ? splits : 1;
+    tw.count = tw.units_m * tw.tiles_n * tw.splits;
     tw.first = blockIdx.x / CLUSTER;
     tw.stride = gridDim.x / CLUSTER;
     tw.group_units = group_units;
     tw.k_iters = (K + BK - 1) / BK;
 
-    init_barriers<CLUSTER>(full, empty);
+    init_barriers<CLUSTER, cfg::STAGES>(full, empty);
     if (wg == 0) {
         /* ---- producer warpgroup: gives its registers away, one thread issues the TMA ---- */
         setmaxnreg_dec<40>();
         if (t == 0)
-            produce<CLUSTER>(tw, smem, full, empty, &tmA, &tmB);
+            produce<CLUSTER, BN, SPLITK>(tw, smem, full, empty, &tmA, &tmB);
     } else {
         /* ---- consumers: wgmma on 64 rows each, then the epilogue ---- */
         setmaxnreg_inc<232>();
         const int c = wg - 1;
-        float d[128];
+        float d[BN / 2];
 #pragma unroll
-        for (int i = 0; i < 128; i++) d[i] = 0.0f;
+        for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
         int s = 0;
         uint32_t phase = 0;
         for (int w = tw.first; w < tw.count; w += tw.stride) {
-            int m0, n0;
-            tile_origin<CLUSTER>(tw, w, m0, n0);
-            consume_tile<CLUSTER>(tw, smem, full, empty, c, t, s, phase, d);
+            int m0, n0, split, kb, ke;
+            work_item<CLUSTER, BN, SPLITK>(tw, w, m0, n0, split, kb, ke);
+            consume_tile<CLUSTER, BN>(kb, ke, smem, full, empty, c, t, s, phase, d);
+            if (SPLITK) {
+                __shared__ int last_flag;
+                const int tile = (m0 / BM) * tw.tiles_n + n0 / BN;
+                if (!splitk_combine<BN>(d, ws, counters, tile, split, tw.splits, c * 128 + t, &last_flag)) continue;
+            }
 #if GEMM_TMA_STORE
-            store_tile(d, smem, &tmC, c, t, m0, n0);
+            store_tile<BN>(d, smem, &tmC, c, t, m0, n0);
 #else
-            store_tile(d, C, M, N, c, t, m0, n0);
+            store_tile<BN>(d, C, M, N, c, t, m0, n0);
 #endif
         }
         if (GEMM_TMA_STORE && t == 0) bulk_wait<0>(); /* C is written before the kernel ends */
@@ -754,10 +1048,29 @@ __global__ void __launch_bounds__(THREADS, 1)
 } /* namespace sm90 */
 
 /* ------------------------------------------------------------------------------------ */
-/* Host side: device probe (cached), tensor maps, dispatch                              */
+/* Host side: device probe (cached), tensor maps, configuration choice, dispatch        */
 /* ------------------------------------------------------------------------------------ */
 #ifndef GEMM_CLUSTER
 #define GEMM_CLUSTER 2 /* CTAs per cluster on the Hopper path: 1 or 2 */
+#endif
+/* Configuration overrides for measuring one configuration against another (the
+ * bench/dev/variants/gemm harness); 0, the default, lets the heuristic below choose.
+ *   GEMM_SM90_BN     256, 128 or 64: the Hopper kernel's tile width
+ *   GEMM_SM90_SPLIT  1..16: the Hopper kernel's split-K factor, for 128- and 64-wide tiles
+ *                    (default 1: not yet measured, bench/dev/variants/gemm decides)
+ *   GEMM_SM80_BN     128 or 64: the mma.sync kernel's tile width
+ *   GEMM_SM80_SPLIT  1..16: the mma.sync kernel's split-K factor (capped by K / 32) */
+#ifndef GEMM_SM90_BN
+#define GEMM_SM90_BN 0
+#endif
+#ifndef GEMM_SM90_SPLIT
+#define GEMM_SM90_SPLIT 0
+#endif
+#ifndef GEMM_SM80_BN
+#define GEMM_SM80_BN 0
+#endif
+#ifndef GEMM_SM80_SPLIT
+#define GEMM_SM80_SPLIT 0
 #endif
 
 namespace {
@@ -766,8 +1079,15 @@ struct device_info {
     int ready;
     int sm80;      /* compute capability >= 8.0 */
     int sm90;      /* Hopper, the sm_90a image is loaded and tensor maps can be encoded */
+    int sms;       /* streaming multiprocessors */
     int max_ctas1; /* persistent grid (CTAs) without clusters */
     int max_ctas2; /* persistent grid (CTAs) with 2-CTA clusters */
+    /* split-K workspace of the mma.sync path: allocated on first need, grown, never freed
+     * (one per device, so a call never allocates once the largest shape has been seen) */
+    float4 *ws;
+    size_t ws_bytes;
+    unsigned *counters; /* one per tile, all zero between calls */
+    int n_counters;
 };
 
 device_info g_info[64];
@@ -779,7 +1099,7 @@ int sm90_grid(int cluster, int sms)
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(cluster * sms, 1, 1);
     cfg.blockDim = dim3(sm90::THREADS, 1, 1);
-    cfg.dynamicSmemBytes = sm90::SMEM_BYTES;
+    cfg.dynamicSmemBytes = sm90::tile_cfg<256>::SMEM_BYTES;
     cudaLaunchAttribute attr;
     attr.id = cudaLaunchAttributeClusterDimension;
     attr.val.clusterDim.x = cluster;
@@ -788,12 +1108,25 @@ int sm90_grid(int cluster, int sms)
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, sm90::gemm_sm90_kernel<2>, &cfg) != cudaSuccess || clusters < 1)
+    if (cudaOccupancyMaxActiveClusters(&clusters, sm90::gemm_sm90_kernel<2, 256>, &cfg) != cudaSuccess ||
+        clusters < 1)
         return 0;
     return clusters * cluster;
 }
 
-const device_info *probe(cudaStream_t stream)
+template <int CLUSTER, int BN, bool SPLITK = false> bool sm90_attr()
+{
+    return cudaFuncSetAttribute(sm90::gemm_sm90_kernel<CLUSTER, BN, SPLITK>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)sm90::tile_cfg<BN>::SMEM_BYTES) == cudaSuccess;
+}
+template <bool VEC, int BN> void sm80_attr()
+{
+    cudaFuncSetAttribute(sm80::gemm_sm80_kernel<VEC, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         (int)sm80::tile_cfg<BN>::SMEM_BYTES);
+}
+
+device_info *probe(cudaStream_t stream)
 {
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return nullptr;
@@ -803,10 +1136,11 @@ const device_info *probe(cudaStream_t stream)
     cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) return nullptr;
     info->sm80 = p.major >= 8;
-    cudaFuncSetAttribute(sm80::gemm_sm80_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         (int)sm80::SMEM_BYTES);
-    cudaFuncSetAttribute(sm80::gemm_sm80_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         (int)sm80::SMEM_BYTES);
+    info->sms = p.multiProcessorCount;
+    sm80_attr<true, 128>();
+    sm80_attr<false, 128>();
+    sm80_attr<true, 64>();
+    sm80_attr<false, 64>();
     if (p.major == 9 && p.minor == 0) {
         int has = 0;
         if (cudaMemcpyFromSymbolAsync(&has, gemm_has_wgmma, sizeof has, 0, cudaMemcpyDeviceToHost, stream) ==
@@ -818,11 +1152,11 @@ const device_info *probe(cudaStream_t stream)
                     cudaSuccess &&
                 q == cudaDriverEntryPointSuccess && fn)
                 g_encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-            bool attrs = cudaFuncSetAttribute(sm90::gemm_sm90_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int)sm90::SMEM_BYTES) == cudaSuccess &&
-                         cudaFuncSetAttribute(sm90::gemm_sm90_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int)sm90::SMEM_BYTES) == cudaSuccess;
+            bool attrs = sm90_attr<1, 256>() && sm90_attr<2, 256>() && sm90_attr<1, 128>() && sm90_attr<2, 128>() &&
+                         sm90_attr<1, 64>() && sm90_attr<1, 128, true>() && sm90_attr<2, 128, true>() &&
+                         sm90_attr<1, 64, true>();
             info->max_ctas1 = p.multiProcessorCount;
+            /* (the 128-wide kernel holds one CTA per SM too: the same cluster grid) */
             info->max_ctas2 = attrs ? sm90_grid(2, p.multiProcessorCount) : 0;
             info->sm90 = g_encode != nullptr && attrs;
         }
@@ -847,7 +1181,85 @@ bool make_map(CUtensorMap *map, const void *ptr, int rows, int cols, int box_row
 
 bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
-bool launch_sm90(const device_info *info, const __half *A, const __half *B, __half *C, int M, int N, int K,
+bool splitk_workspace(device_info *info, long long tiles, int splits, size_t per_split, cudaStream_t stream);
+
+/* The Hopper tile width. 256 whenever the 128 x 256 tiles number at least one per SM: the
+ * configuration of every large problem. Below that, the persistent grid is short of work
+ * and a narrower tile spreads the same problem over more SMs; the time of a CTA grows with
+ * its tile width, so choose the width that minimises rounds x width, where rounds =
+ * ceil(tiles / SMs), preferring the wider tile on a tie (fewer loads of A). */
+int pick_sm90_bn(int M, int N, int sms)
+{
+    if (GEMM_SM90_BN) return GEMM_SM90_BN;
+    const int tiles_m = ceil_div(M, sm90::BM);
+    if ((long long)tiles_m * ceil_div(N, 256) >= sms) return 256;
+    int best = 256;
+    long long best_cost = 256;
+    for (int bn = 128; bn >= 64; bn /= 2) {
+        const long long tiles = (long long)tiles_m * ceil_div(N, bn);
+        const long long cost = (tiles + sms - 1) / sms * bn;
+        if (cost < best_cost) best = bn, best_cost = cost;
+    }
+    return best;
+}
+
+/* Split-K on the Hopper path: off unless forced (GEMM_SM90_SPLIT), for 128- and 64-wide
+ * tiles only, at least 4 k-steps (256 of K) a split. */
+int pick_sm90_split(int bn, int K)
+{
+    const int k_iters = ceil_div(K, sm90::BK);
+    int splits = GEMM_SM90_SPLIT ? GEMM_SM90_SPLIT : 1;
+    if (bn == 256) splits = 1;
+    return std::max(1, std::min(splits, std::min(k_iters / 4, 16)));
+}
+
+template <int BN>
+bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap &tb, const CUtensorMap &tc,
+                    __half *C, int M, int N, int K, cudaStream_t stream)
+{
+    const int tiles_m = ceil_div(M, sm90::BM), tiles_n = ceil_div(N, BN);
+    /* clusters multicast whole 64-column boxes of B: the 64-wide tile runs without */
+    const int cluster = (GEMM_CLUSTER == 2 && BN >= 128 && tiles_m >= 2 && info->max_ctas2 >= 2) ? 2 : 1;
+    int splits = BN == 256 ? 1 : pick_sm90_split(BN, K);
+    const long long tiles = (long long)ceil_div(tiles_m, cluster) * cluster * tiles_n;
+    const size_t per_split = (size_t)sm90::CONSUMERS * 128 * (BN / 2) * sizeof(float); /* the accumulators */
+    if (splits > 1 && !splitk_workspace(info, tiles, splits, per_split, stream)) splits = 1;
+    const int units = ceil_div(tiles_m, cluster) * tiles_n * splits;
+    const int max_ctas = cluster == 2 ? info->max_ctas2 : info->max_ctas1;
+    const int group = sm90::GROUP_TILES_M / cluster;
+    const int grid = (units < max_ctas / cluster ? units : max_ctas / cluster) * cluster;
+
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid, 1, 1);
+    cfg.blockDim = dim3(sm90::THREADS, 1, 1);
+    cfg.dynamicSmemBytes = sm90::tile_cfg<BN>::SMEM_BYTES;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    cudaError_t e;
+    constexpr int CL2 = BN >= 128 ? 2 : 1; /* (cluster is never 2 for BN = 64) */
+    constexpr bool SK = BN < 256;          /* split-K kernels: the narrow tiles only */
+    float4 *ws = splits > 1 ? info->ws : nullptr;
+    unsigned *counters = splits > 1 ? info->counters : nullptr;
+    if (splits > 1 && cluster == 2)
+        e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<CL2, BN, SK>, ta, tb, tc, C, M, N, K, group, splits, ws,
+                               counters);
+    else if (splits > 1)
+        e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<1, BN, SK>, ta, tb, tc, C, M, N, K, group, splits, ws,
+                               counters);
+    else if (cluster == 2)
+        e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<CL2, BN>, ta, tb, tc, C, M, N, K, group, 1, ws, counters);
+    else
+        e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<1, BN>, ta, tb, tc, C, M, N, K, group, 1, ws, counters);
+    return e == cudaSuccess;
+}
+
+bool launch_sm90(device_info *info, const __half *A, const __half *B, __half *C, int M, int N, int K,
                  cudaStream_t stream)
 {
     /* Encoding a tensor map costs a few microseconds of host time: keep the last pair
@@ -869,39 +1281,95 @@ bool launch_sm90(const device_info *info, const __half *A, const __half *B, __ha
         last.N = N;
         last.K = K;
     }
-    const CUtensorMap &ta = last.ta, &tb = last.tb, &tc = last.tc;
-    const int tiles_m = ceil_div(M, sm90::BM), tiles_n = ceil_div(N, sm90::BN);
-    int cluster = (GEMM_CLUSTER == 2 && tiles_m >= 2 && info->max_ctas2 >= 2) ? 2 : 1;
-    const int units = ceil_div(tiles_m, cluster) * tiles_n;
-    const int max_ctas = cluster == 2 ? info->max_ctas2 : info->max_ctas1;
-    const int group = sm90::GROUP_TILES_M / cluster;
-    const int grid = (units < max_ctas / cluster ? units : max_ctas / cluster) * cluster;
-
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid, 1, 1);
-    cfg.blockDim = dim3(sm90::THREADS, 1, 1);
-    cfg.dynamicSmemBytes = sm90::SMEM_BYTES;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    cudaError_t e = cluster == 2 ? cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<2>, ta, tb, tc, C, M, N, K, group)
-                                 : cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<1>, ta, tb, tc, C, M, N, K, group);
-    return e == cudaSuccess;
+    switch (pick_sm90_bn(M, N, info->max_ctas1)) {
+    case 64: return launch_sm90_bn<64>(info, last.ta, last.tb, last.tc, C, M, N, K, stream);
+    case 128: return launch_sm90_bn<128>(info, last.ta, last.tb, last.tc, C, M, N, K, stream);
+    default: return launch_sm90_bn<256>(info, last.ta, last.tb, last.tc, C, M, N, K, stream);
+    }
 }
 
-void launch_sm80(const __half *A, const __half *B, __half *C, int M, int N, int K, cudaStream_t stream)
+/* The mma.sync path's configuration: 128-wide tiles and no split whenever there is at
+ * least one tile per SM (every large problem). Below that, 64-wide tiles, then split-K to
+ * bring the CTAs up to about one per SM, with at least 4 k-tiles (128 of K) per split so
+ * the pipeline still fills, and at most 8 splits (each adds a partial to write and read). */
+void pick_sm80(int M, int N, int K, int sms, int &bn, int &splits)
 {
-    const int blocks = ceil_div(M, sm80::BM) * ceil_div(N, sm80::BN);
+    const int tiles_m = ceil_div(M, sm80::BM), ktiles = ceil_div(K, sm80::BK);
+    bn = GEMM_SM80_BN ? GEMM_SM80_BN : 128;
+    if (!GEMM_SM80_BN && (long long)tiles_m * ceil_div(N, 128) < sms) bn = 64;
+    const long long tiles = (long long)tiles_m * ceil_div(N, bn);
+    if (GEMM_SM80_SPLIT) {
+        splits = GEMM_SM80_SPLIT;
+    } else {
+        splits = 1;
+        /* two CTAs of this kernel fit on an SM (256 threads, 48 KB of shared memory at
+         * BN = 64): aim at two per SM. 127 x 4099 x 520 (65 tiles, K = 520): 4 slices, 1.03x
+         * cuBLAS; 2 slices gave 0.89x, 8 gave 0.76x (H100, bench/dev/variants/gemm) */
+        if (tiles < 2LL * sms) splits = std::min<long long>({2LL * sms / tiles, ktiles / 4, 8});
+    }
+    splits = std::max(1, std::min(splits, std::min(ktiles, 16)));
+}
+
+/* The split-K workspace (both paths): `tiles` tiles of `splits` partials of `per_split`
+ * bytes each, and a zeroed counter per tile; false (run without split) if it cannot be had. */
+bool splitk_workspace(device_info *info, long long tiles, int splits, size_t per_split, cudaStream_t stream)
+{
+    const size_t need = (size_t)tiles * splits * per_split;
+    if (need > info->ws_bytes) {
+        if (info->ws) cudaFree(info->ws);
+        info->ws = nullptr;
+        info->ws_bytes = 0;
+        if (cudaMalloc(&info->ws, need) != cudaSuccess) {
+            info->ws = nullptr;
+            (void)cudaGetLastError();
+            return false;
+        }
+        info->ws_bytes = need;
+    }
+    if (tiles > info->n_counters) {
+        if (info->counters) cudaFree(info->counters);
+        info->counters = nullptr;
+        info->n_counters = 0;
+        if (cudaMalloc(&info->counters, (size_t)tiles * sizeof(unsigned)) != cudaSuccess ||
+            cudaMemsetAsync(info->counters, 0, (size_t)tiles * sizeof(unsigned), stream) != cudaSuccess) {
+            if (info->counters) cudaFree(info->counters);
+            info->counters = nullptr;
+            (void)cudaGetLastError();
+            return false;
+        }
+        info->n_counters = (int)tiles;
+    }
+    return true;
+}
+
+template <int BN>
+void launch_sm80_bn(device_info *info, const __half *A, const __half *B, __half *C, int M, int N, int K, int splits,
+                    cudaStream_t stream)
+{
+    using cfg = sm80::tile_cfg<BN>;
+    const long long tiles = (long long)ceil_div(M, sm80::BM) * ceil_div(N, BN);
+    if (splits > 1 &&
+        !(info && splitk_workspace(info, tiles, splits, (size_t)sm80::THREADS * cfg::ACC * sizeof(float), stream)))
+        splits = 1;
+    float4 *ws = splits > 1 ? info->ws : nullptr;
+    unsigned *counters = splits > 1 ? info->counters : nullptr;
+    const dim3 grid((unsigned)tiles, (unsigned)splits);
     const bool vec = N % 8 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
     if (vec)
-        sm80::gemm_sm80_kernel<true><<<blocks, sm80::THREADS, sm80::SMEM_BYTES, stream>>>(A, B, C, M, N, K);
+        sm80::gemm_sm80_kernel<true, BN>
+            <<<grid, sm80::THREADS, cfg::SMEM_BYTES, stream>>>(A, B, C, M, N, K, ws, counters, true);
     else
-        sm80::gemm_sm80_kernel<false><<<blocks, sm80::THREADS, sm80::SMEM_BYTES, stream>>>(A, B, C, M, N, K);
+        sm80::gemm_sm80_kernel<false, BN>
+            <<<grid, sm80::THREADS, cfg::SMEM_BYTES, stream>>>(A, B, C, M, N, K, ws, counters, aligned16(A));
+}
+
+void launch_sm80(device_info *info, const __half *A, const __half *B, __half *C, int M, int N, int K,
+                 cudaStream_t stream)
+{
+    int bn = 128, splits = 1;
+    if (info) pick_sm80(M, N, K, info->sms, bn, splits);
+    if (bn == 64) launch_sm80_bn<64>(info, A, B, C, M, N, K, splits, stream);
+    else launch_sm80_bn<128>(info, A, B, C, M, N, K, splits, stream);
 }
 
 } /* namespace */
@@ -913,9 +1381,9 @@ extern "C" void gemm_f16(const __half *A, const __half *B, __half *C, int M, int
         cudaMemsetAsync(C, 0, (size_t)M * N * sizeof(__half), stream);
         return;
     }
-    const device_info *info = probe(stream);
+    device_info *info = probe(stream);
     if (info && info->sm90 && N % 8 == 0 && aligned16(A) && aligned16(B) && aligned16(C) &&
         launch_sm90(info, A, B, C, M, N, K, stream))
         return;
-    launch_sm80(A, B, C, M, N, K, stream);
+    launch_sm80(info, A, B, C, M, N, K, stream);
 }

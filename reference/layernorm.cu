@@ -18,26 +18,51 @@
  * Memory: each x is read once and each y written once (16-byte loads and stores when
  * cols % 4 == 0 and the pointers are aligned). How a row is spread over threads depends
  * on its width, so that each SM has enough bytes in flight:
- *  - cols <= 1024: a warp per row, reductions with warp shuffles only;
- *  - cols <= 8192: a block per row (256 or 512 threads x 4 float4);
- *    on these two paths gamma and beta are the same for every row, so the grid is
- *    persistent (as many blocks as fit on the GPU, each looping over rows) and each block
- *    keeps them in shared memory: read from memory once per block, not once per row;
- *  - cols <= 32768: one 1024-thread block per row, the row in registers (32 floats a
- *    thread), gamma and beta read through L1/L2 while y is written;
+ *  - cols <= 1024: a warp per row (4 per block), reductions with warp shuffles only, one
+ *    warp per row launched (no loop over rows): the hardware hands out blocks as SMs free
+ *    up, so no SM is left with a row more than the others at the end. gamma and beta are
+ *    read with __ldg when y is written: they stay in L1/L2 (8 KB), which measured better
+ *    than copying them into shared memory once per block (that needs a barrier and
+ *    smem, and a persistent grid to pay off);
+ *  - cols <= 16384: a block per row (256 to 1024 threads x 4 float4 each, the row in
+ *    registers), one block per row, gamma and beta through L1/L2 as above;
+ *  - cols <= 32768 (128 KB a row): a 1024-thread block per row with 4 float4 a thread in
+ *    registers and 4 in shared memory (64 KB, loaded with cp.async: global to shared
+ *    memory without occupying registers). Registers alone hold one such row per SM,
+ *    and that SM then has nothing in flight while it reduces and writes; with half the
+ *    row in shared memory two blocks fit per SM, and one block's loads overlap the other's
+ *    reductions and stores. Where two do not fit (less shared memory than an H100), the
+ *    row goes into the registers of one 1024-thread block;
  *  - up to 65536 columns on Hopper (sm_90): a thread-block cluster per row. Each block
  *    holds a slice in registers and reduces it to (count, mean, M2); the blocks exchange
  *    these through distributed shared memory after one cluster barrier and merge them
- *    with Chan's formula (below);
+ *    with Chan's formula (below). The grid is persistent (as many clusters as fit, each
+ *    looping over rows) so each block loads its slice of gamma and beta into shared
+ *    memory once;
  *  - beyond, before Hopper, or cols % 4 != 0 and > 1024: split rows, two kernels:
  *    per-chunk (count, mean, M2), merged per row with Chan's parallel formula, then a
  *    second read of x to write y.
+ * Measured (H100, variant harness, 2026-11-26; % of cudaMemcpy D2D, 3037 GB/s; bytes as
+ * the lab counts them: x, y, gamma, beta, mean, rstd):
+ *   65536 x 1024:  warp per row, persistent grid, gamma/beta in smem 94.3% -> one warp per
+ *                  row launched, gamma/beta via __ldg 97.0%;
+ *   16384 x 4096:  256 x 4 block, persistent, gamma/beta in smem 92.5% -> one block per
+ *                  row, gamma/beta via __ldg 98.1% (128 x 8: 97.2%);
+ *   2048 x 32768:  1024 x 8 block, row in registers 90.4% -> 1024 x (4 regs + 4 smem)
+ *                  94.5% (512 x (4 + 12): 94.3%; clusters of 2-8 blocks: 73-87%).
+ * At 32768 columns softmax's same kernel reaches 98.9%: what layernorm adds is gamma and
+ * beta, 256 KB of L2 reads for every 256 KB of DRAM traffic (they do not fit in an SM's
+ * shared memory next to the row), and one more block reduction.
  *
- * Which path runs where: sm_90 and newer (Hopper, Blackwell) run the cluster path for
- * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks both the compute
- * capability and what the kernels were built for); sm_75 to sm_89, and PTX of an older
- * architecture JIT-compiled on a newer GPU, split those rows (two kernels). The other paths are the
- * same on every GPU from sm_75 on. */
+ * Which path runs where: rows of 16385 to 32768 columns take the registers + shared memory
+ * path where the GPU fits two of its blocks per SM (the host asks the occupancy API once:
+ * yes on an H100 or an A100, no on sm_75, sm_86, sm_89 and sm_120 with 64-100 KB of
+ * shared memory an SM), else one 1024-thread block with the row in registers. sm_90 and
+ * newer (Hopper, Blackwell) run the cluster path for rows of 32769 to 65536 columns
+ * (__CUDA_ARCH__ >= 900, and the host checks both the compute capability and what the
+ * kernels were built for); sm_75 to sm_89, and PTX of an older architecture JIT-compiled on
+ * a newer GPU, split those rows (two kernels). The other paths are the same on every GPU
+ * from sm_75 on. */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -48,24 +73,19 @@
 
 namespace cg = cooperative_groups;
 
-#ifndef LAYERNORM_BIG_MAX /* widest row (in float4) for one block per row; wider: a cluster */
-#define LAYERNORM_BIG_MAX 8192
+/* Threads an SM can hold (a launch bound asking for more is ignored, with a warning). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define SM_THREADS 1024
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#define SM_THREADS 1536
+#else
+#define SM_THREADS 2048
 #endif
-#ifndef LAYERNORM_WIDE_THREADS /* one block of a cluster: threads x float4 per thread */
-#define LAYERNORM_WIDE_THREADS 256
-#endif
-#ifndef LAYERNORM_WIDE_NV
-#define LAYERNORM_WIDE_NV 8
-#endif
-#ifndef LAYERNORM_CLUSTER_PERSISTENT /* 1: as many clusters as fit, looping over rows */
-#define LAYERNORM_CLUSTER_PERSISTENT 1
-#endif
-#ifndef LAYERNORM_CLUSTER_GB_SMEM /* 1: gamma and beta of a cluster block in shared memory */
-#define LAYERNORM_CLUSTER_GB_SMEM 1
-#endif
-#ifndef LAYERNORM_BIG_PERSISTENT /* the same for the one-block-per-row path */
-#define LAYERNORM_BIG_PERSISTENT 0
-#endif
+#define RS_THREADS 1024 /* rows up to 32768 columns: threads, float4 in registers, in smem */
+#define RS_REG 4
+#define RS_SMEM 4
+#define WIDE_THREADS 256 /* one block of a cluster: threads x float4 per thread */
+#define WIDE_NV 8
 #define MAX_CLUSTER 8
 #ifdef CL_NO_CLUSTER /* compile with -DCL_NO_CLUSTER to time the pre-Hopper path */
 #define NO_CLUSTER 1
@@ -124,72 +144,67 @@ __device__ __forceinline__ float4 norm4(float4 d, float r, float4 g, float4 b)
                        fmaf(d.w * r, g.w, b.w));
 }
 
-/* ---- cols <= 1024: a warp per row, persistent ---- */
+/* ---- cols <= 1024: a warp per row, 4 rows per block ---- */
 
 /* VEC = 4: lane holds float4 k*32 + lane, k < NV; VEC = 1: element k*32 + lane.
- * Dynamic shared memory: gamma then beta, cols floats each. */
+ * VEC = 4: at most 64 registers a thread (8 blocks of 128 threads per SM), which hold
+ * NV = 8 float4 without spilling (the 4-byte path needs more: no limit there). */
 template <int NV, int VEC>
-__global__ void __launch_bounds__(WARP_BLOCK)
+__global__ void __launch_bounds__(WARP_BLOCK, VEC == 4 ? 8 : 1)
     layernorm_warp(const float *__restrict__ x, const float *__restrict__ gamma,
                    const float *__restrict__ beta, float *__restrict__ y, float *__restrict__ mean,
                    float *__restrict__ rstd, int rows, int cols, float eps)
 {
-    extern __shared__ float4 smem4[];
-    float *sg = reinterpret_cast<float *>(smem4), *sb = sg + cols;
-    for (int i = threadIdx.x; i < cols; i += WARP_BLOCK)
-        sg[i] = __ldg(gamma + i), sb[i] = __ldg(beta + i);
-    __syncthreads();
-
     const int lane = threadIdx.x & 31, n = cols / VEC;
-    for (int row = blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5); row < rows;
-         row += gridDim.x * (WARP_BLOCK / 32)) {
-        const float *xr = x + (size_t)row * cols;
-        float *yr = y + (size_t)row * cols;
-        float v[NV * VEC];
-        float s = 0.f;
+    const int row = blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5);
+    if (row >= rows)
+        return;
+    const float *xr = x + (size_t)row * cols;
+    float *yr = y + (size_t)row * cols;
+    float v[NV * VEC];
+    float s = 0.f;
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int i = k * 32 + lane;
-            if constexpr (VEC == 4) {
-                const float4 t = i < n ? __ldcs(reinterpret_cast<const float4 *>(xr) + i)
-                                       : make_float4(0.f, 0.f, 0.f, 0.f);
-                v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
-            } else {
-                v[k] = i < n ? __ldcs(xr + i) : 0.f;
-            }
+    for (int k = 0; k < NV; k++) {
+        const int i = k * 32 + lane;
+        if constexpr (VEC == 4) {
+            const float4 t = i < n ? __ldcs(reinterpret_cast<const float4 *>(xr) + i)
+                                   : make_float4(0.f, 0.f, 0.f, 0.f);
+            v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
+        } else {
+            v[k] = i < n ? __ldcs(xr + i) : 0.f;
         }
-#pragma unroll
-        for (int j = 0; j < NV * VEC; j++)
-            s += v[j];
-        const float mu = warp_sum(s) / (float)cols;
-        float sdd = 0.f, sd = 0.f;
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            if (k * 32 + lane < n)
-#pragma unroll
-                for (int j = 0; j < VEC; j++) {
-                    v[k * VEC + j] -= mu;
-                    sd += v[k * VEC + j];
-                    sdd = fmaf(v[k * VEC + j], v[k * VEC + j], sdd);
-                }
-        const float r = rstd_from(warp_sum(sdd), warp_sum(sd), cols, eps);
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int i = k * 32 + lane;
-            if (i < n) {
-                if constexpr (VEC == 4) {
-                    const float4 d = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
-                    __stcs(reinterpret_cast<float4 *>(yr) + i,
-                           norm4(d, r, reinterpret_cast<const float4 *>(sg)[i],
-                                 reinterpret_cast<const float4 *>(sb)[i]));
-                } else {
-                    __stcs(yr + i, fmaf(v[k] * r, sg[i], sb[i]));
-                }
-            }
-        }
-        if (lane == 0)
-            mean[row] = mu, rstd[row] = r;
     }
+#pragma unroll
+    for (int j = 0; j < NV * VEC; j++)
+        s += v[j];
+    const float mu = warp_sum(s) / (float)cols;
+    float sdd = 0.f, sd = 0.f;
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        if (k * 32 + lane < n)
+#pragma unroll
+            for (int j = 0; j < VEC; j++) {
+                v[k * VEC + j] -= mu;
+                sd += v[k * VEC + j];
+                sdd = fmaf(v[k * VEC + j], v[k * VEC + j], sdd);
+            }
+    const float r = rstd_from(warp_sum(sdd), warp_sum(sd), cols, eps);
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const int i = k * 32 + lane;
+        if (i < n) {
+            if constexpr (VEC == 4) {
+                const float4 d = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
+                __stcs(reinterpret_cast<float4 *>(yr) + i,
+                       norm4(d, r, __ldg(reinterpret_cast<const float4 *>(gamma) + i),
+                             __ldg(reinterpret_cast<const float4 *>(beta) + i)));
+            } else {
+                __stcs(yr + i, fmaf(v[k] * r, __ldg(gamma + i), __ldg(beta + i)));
+            }
+        }
+    }
+    if (lane == 0)
+        mean[row] = mu, rstd[row] = r;
 }
 
 /* ---- wide rows: a block, or a cluster of blocks, per row; cols % 4 == 0 ---- */
@@ -226,8 +241,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
 {
     extern __shared__ float4 gb[]; /* GB_SMEM: [NV * THREADS] gamma, then beta */
     __shared__ float red_s[32], red_dd[32], red_d[32];
-    __shared__ stats part[2]; /* this block's statistics, double-buffered by row parity */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ stats part[2]; /* this block's statistics, double-buffered by row parity */
     cg::cluster_group cluster = cg::this_cluster();
     const int csize = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
 #else
@@ -302,6 +317,103 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     if (csize > 1)
         cluster.sync(); /* the others may still read our part[] */
 #endif
+}
+
+/* ---- rows up to T * (R + S) float4: a block per row, registers + shared memory ---- */
+
+/* Copy 16 bytes global -> shared without a register (sm_80+: cp.async, bypassing L1);
+ * before sm_80 (and in PTX for compute_75) an ordinary load and store. */
+__device__ __forceinline__ void copy16_async(float4 *smem, const float4 *gmem)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+#else
+    *smem = __ldcs(gmem);
+#endif
+}
+
+/* Wait for this thread's copies (it only ever reads the slots it wrote itself). */
+__device__ __forceinline__ void copy16_wait_all()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+__device__ __forceinline__ float4 sub4(float4 v, float m) { return make_float4(v.x - m, v.y - m, v.z - m, v.w - m); }
+__device__ __forceinline__ float sq4(float4 d, float acc)
+{
+    return fmaf(d.x, d.x, fmaf(d.y, d.y, fmaf(d.z, d.z, fmaf(d.w, d.w, acc))));
+}
+
+/* Thread t holds float4 k*T + t (k < R) of the row in registers and float4 (R + k)*T + t
+ * (k < S) in its shared slot k*T + t; the shared part is requested first, so all R + S
+ * loads of a thread are in flight together. Corrected two-pass statistics as above; two
+ * blocks per SM (32 registers a thread at T = 1024) where the SM holds 2 T threads. */
+template <int T, int R, int S>
+__global__ void __launch_bounds__(T, 2 * T <= SM_THREADS ? 2 : 1)
+    layernorm_rs(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta,
+                 float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int cols, float eps)
+{
+    extern __shared__ float4 srow[]; /* S * T float4 */
+    __shared__ float red_s[32], red_dd[32], red_d[32];
+    const int row = blockIdx.x, n = cols / 4, t = threadIdx.x;
+    const float4 *xr = reinterpret_cast<const float4 *>(x + (size_t)row * cols);
+    float4 *yr = reinterpret_cast<float4 *>(y + (size_t)row * cols);
+    const float4 *g4 = reinterpret_cast<const float4 *>(gamma), *b4 = reinterpret_cast<const float4 *>(beta);
+    const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int k = 0; k < S; k++) {
+        const int i = (R + k) * T + t;
+        if (i < n)
+            copy16_async(&srow[k * T + t], xr + i);
+        else
+            srow[k * T + t] = z;
+    }
+    float4 v[R];
+    float s = 0.f;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+        const int i = k * T + t;
+        v[k] = i < n ? __ldcs(xr + i) : z;
+        s += sum4(v[k]);
+    }
+    copy16_wait_all();
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        s += sum4(srow[k * T + t]);
+    const float mu = block_sum<T>(s, red_s) / (float)cols;
+    float sdd = 0.f, sd = 0.f; /* padding (zeros) is skipped: it is not x - mu */
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        if (k * T + t < n) {
+            const float4 d = sub4(v[k], mu);
+            sd += sum4(d), sdd = sq4(d, sdd);
+        }
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        if ((R + k) * T + t < n) {
+            const float4 d = sub4(srow[k * T + t], mu);
+            sd += sum4(d), sdd = sq4(d, sdd);
+        }
+    block_sum2<T>(sdd, sd, red_dd, red_d);
+    const float r = rstd_from(sdd, sd, cols, eps), m = mu + sd / (float)cols;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+        const int i = k * T + t;
+        if (i < n)
+            __stcs(yr + i, norm4(sub4(v[k], m), r, __ldg(g4 + i), __ldg(b4 + i)));
+    }
+#pragma unroll
+    for (int k = 0; k < S; k++) {
+        const int i = (R + k) * T + t;
+        if (i < n)
+            __stcs(yr + i, norm4(sub4(srow[k * T + t], m), r, __ldg(g4 + i), __ldg(b4 + i)));
+    }
+    if (t == 0)
+        mean[row] = m, rstd[row] = r;
 }
 
 /* ---- split rows: any width, any alignment ---- */
@@ -446,22 +558,22 @@ template <int NV, int VEC>
 static cudaError_t launch_warp(const float *x, const float *g, const float *b, float *y, float *mean,
                                float *rstd, int rows, int cols, float eps, cudaStream_t stream)
 {
-    const size_t smem = 2 * (size_t)cols * sizeof(float);
-    const int blocks = resident((const void *)layernorm_warp<NV, VEC>, WARP_BLOCK, smem, 1);
-    const int need = (rows + WARP_BLOCK / 32 - 1) / (WARP_BLOCK / 32);
-    layernorm_warp<NV, VEC><<<need < blocks ? need : blocks, WARP_BLOCK, smem, stream>>>(
-        x, g, b, y, mean, rstd, rows, cols, eps);
+    const int per = WARP_BLOCK / 32; /* rows per block */
+    layernorm_warp<NV, VEC><<<(rows + per - 1) / per, WARP_BLOCK, 0, stream>>>(x, g, b, y, mean, rstd, rows,
+                                                                                cols, eps);
     return cudaGetLastError();
 }
 
 template <int THREADS, int NV, bool GB_SMEM>
 static cudaError_t launch_block(const float *x, const float *g, const float *b, float *y, float *mean,
-                                float *rstd, int rows, int cols, float eps, int csize, int persistent,
+                                float *rstd, int rows, int cols, float eps, int csize, int rows_each,
                                 cudaStream_t stream)
 {
+    /* rows_each: -1 persistent (as many blocks or clusters as fit), K > 0 K rows each */
     const void *fn = (const void *)layernorm_block<THREADS, NV, GB_SMEM>;
     const size_t smem = GB_SMEM ? 2 * (size_t)THREADS * NV * sizeof(float4) : 0;
-    int clusters = persistent ? resident(fn, THREADS, smem, csize) : rows;
+    const int persistent = rows_each < 0;
+    int clusters = persistent ? resident(fn, THREADS, smem, csize) : (rows + rows_each - 1) / rows_each;
     if (clusters > rows)
         clusters = rows;
     cudaLaunchConfig_t cfg = {};
@@ -482,6 +594,30 @@ static cudaError_t launch_block(const float *x, const float *g, const float *b, 
         resident(fn, THREADS, smem, csize); /* sets the shared-memory limit once */
     return cudaLaunchKernelEx(&cfg, layernorm_block<THREADS, NV, GB_SMEM>, x, g, b, y, mean, rstd,
                               rows, cols, eps);
+}
+
+/* The registers + shared memory path pays only if two blocks fit on an SM; asked once. */
+template <int T, int R, int S> static int rs_two_per_sm(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        const int smem = S * T * (int)sizeof(float4);
+        int per_sm = 0;
+        ok = cudaFuncSetAttribute(layernorm_rs<T, R, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
+                     cudaSuccess &&
+             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_rs<T, R, S>, T, smem) == cudaSuccess &&
+             per_sm >= 2;
+        cudaGetLastError(); /* a refused attribute is an answer, not an error to report later */
+    }
+    return ok;
+}
+
+template <int T, int R, int S>
+static cudaError_t launch_rs(const float *x, const float *g, const float *b, float *y, float *mean, float *rstd,
+                             int rows, int cols, float eps, cudaStream_t stream)
+{
+    layernorm_rs<T, R, S><<<rows, T, S * T * sizeof(float4), stream>>>(x, g, b, y, mean, rstd, cols, eps);
+    return cudaGetLastError();
 }
 
 static cudaError_t launch_split(const float *x, const float *g, const float *b, float *y, float *mean,
@@ -507,7 +643,7 @@ extern "C" void layernorm(const float *x, const float *gamma, const float *beta,
         return;
     const int vec = cols % 4 == 0 && aligned16(x) && aligned16(y) && aligned16(gamma) && aligned16(beta);
     const int n4 = cols / 4;
-    const int slice = LAYERNORM_WIDE_THREADS * LAYERNORM_WIDE_NV; /* float4 per cluster block */
+    const int slice = WIDE_THREADS * WIDE_NV; /* float4 per cluster block */
     cudaError_t e;
 #define ARGS x, gamma, beta, y, mean, rstd, rows, cols, eps
     if (vec && n4 <= 32)
@@ -524,17 +660,18 @@ extern "C" void layernorm(const float *x, const float *gamma, const float *beta,
         e = launch_warp<4, 1>(ARGS, stream);
     else if (!vec && cols <= 1024)
         e = launch_warp<32, 1>(ARGS, stream);
-    else if (vec && n4 <= 256 * 4)
-        e = launch_block<256, 4, true>(ARGS, 1, 1, stream);
+    else if (vec && n4 <= 256 * 4) /* one block per row, gamma and beta through L1/L2 */
+        e = launch_block<256, 4, false>(ARGS, 1, 1, stream);
     else if (vec && n4 <= 512 * 4)
-        e = launch_block<512, 4, true>(ARGS, 1, 1, stream);
-    else if (vec && n4 <= 1024 * 4 && n4 <= LAYERNORM_BIG_MAX)
-        e = launch_block<1024, 4, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
-    else if (vec && n4 <= 1024 * 8 && n4 <= LAYERNORM_BIG_MAX)
-        e = launch_block<1024, 8, false>(ARGS, 1, LAYERNORM_BIG_PERSISTENT, stream);
+        e = launch_block<512, 4, false>(ARGS, 1, 1, stream);
+    else if (vec && n4 <= 1024 * 4)
+        e = launch_block<1024, 4, false>(ARGS, 1, 1, stream);
+    else if (vec && n4 <= RS_THREADS * (RS_REG + RS_SMEM) && rs_two_per_sm<RS_THREADS, RS_REG, RS_SMEM>())
+        e = launch_rs<RS_THREADS, RS_REG, RS_SMEM>(ARGS, stream);
+    else if (vec && n4 <= 1024 * 8) /* GPUs with less shared memory: the row in registers */
+        e = launch_block<1024, 8, false>(ARGS, 1, 1, stream);
     else if (vec && device().clusters && !NO_CLUSTER && n4 <= MAX_CLUSTER * slice)
-        e = launch_block<LAYERNORM_WIDE_THREADS, LAYERNORM_WIDE_NV, LAYERNORM_CLUSTER_GB_SMEM != 0>(
-            ARGS, (n4 + slice - 1) / slice, LAYERNORM_CLUSTER_PERSISTENT, stream);
+        e = launch_block<WIDE_THREADS, WIDE_NV, true>(ARGS, (n4 + slice - 1) / slice, -1, stream);
     else
         e = launch_split(ARGS, stream);
 #undef ARGS

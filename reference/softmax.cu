@@ -15,17 +15,31 @@
  *    are warp shuffles (__shfl_xor_sync), no shared memory and no __syncthreads.
  *    A block per row would leave most of a 256-thread block idle on short rows and pay
  *    two block barriers per 4 KB row.
- *  - cols <= 32768: a block per row, 256 to 1024 threads x 4 or 8 float4 each; warp
- *    shuffles, then one shared-memory slot per warp. At 32768 columns (128 KB) this is one
- *    1024-thread block per SM holding the whole row in registers: measured on an H100 at
- *    93% of copy bandwidth, ahead of splitting the row over a cluster (88%), because a
- *    block's two barriers cost less than the cluster's.
+ *  - cols <= 16384: a block per row, 256 to 1024 threads x 4 float4 each, the row in
+ *    registers; warp shuffles, then one shared-memory slot per warp.
+ *  - cols <= 32768 (up to 128 KB a row): a 512-thread block per row that keeps 4 float4 a
+ *    thread in registers and the other 12 in shared memory (96 KB a block). Registers alone
+ *    hold one such row per SM: the SM then waits for the whole row to arrive, reduces it
+ *    and writes it with nothing else in flight (one 1024-thread block x 8 float4: 95.6% of
+ *    copy). Splitting the row between registers and shared memory makes room for two
+ *    blocks per SM, so one block's loads overlap the other's reductions and stores
+ *    (98.9%). The shared part is loaded with cp.async (sm_80+: global to shared memory
+ *    without passing through registers, so all 16 loads of a thread are in flight at
+ *    once); each thread reads back only the slots it wrote, so no barrier is needed for
+ *    them. Where two such blocks do not fit on an SM (sm_75: 64 KB of shared memory a
+ *    block; sm_86/89: 100 KB an SM), the one-block-per-SM version runs instead.
+ *    (Splitting the row over a thread-block cluster of 2 to 8 blocks, below, measured
+ *    90-96%: the cluster barrier costs more than a block's.)
+ *    H100, variant harness, 2026-11-26, 2048 x 32768, % of cudaMemcpy D2D (3037 GB/s):
+ *    1024 x 8 in registers 95.6%; 512 x (4 regs + 12 smem) 98.9%; 512 x (8 + 8) 96.5%;
+ *    256 x (8 + 24) 96.8%; clusters 90-96%. 1024 / 4096 columns: 99.3 / 99.6%.
  *  - up to 65536 columns on Hopper (sm_90): a thread-block cluster per row. Each block
  *    holds 8192 columns in registers and reduces them to its own (max, sum of exp(x -
  *    max)); the blocks read each other's pair through distributed shared memory
  *    (cluster.map_shared_rank) after one cluster barrier and merge them with the online-
- *    softmax rule below, so each block rescales its values by exp(m_block - m_row).
- *    Before Hopper these rows are split instead.
+ *    softmax rule below, so each block rescales its values by exp(m_block - m_row). This
+ *    still reads x once where a split row (next) reads it twice. Before Hopper these rows
+ *    are split instead.
  *  - rows wider than a cluster holds (or whose columns are not a multiple of 4 and exceed
  *    1024): split rows. Pass 1: each block reduces a chunk to (max, sum of exp(x - max))
  *    with the online-softmax rule (when the running max rises from m to m', the running
@@ -37,11 +51,15 @@
  * exp is __expf (ex2.approx on x - m, <= 2 ulp near 0): x - m is computed first, so the
  * argument is exact for values near the max, where the output is large.
  *
- * Which path runs where: sm_90 and newer (Hopper, Blackwell) run the cluster path for
- * rows too wide for one block (__CUDA_ARCH__ >= 900, and the host checks both the compute
- * capability and what the kernels were built for); sm_75 to sm_89, and PTX of an older
- * architecture JIT-compiled on a newer GPU, split those rows instead. The other paths are the same
- * on every GPU from sm_75 on. */
+ * Which path runs where: rows of 16385 to 32768 columns take the registers + shared memory
+ * path where the GPU fits two of its blocks per SM (the host asks the occupancy API once:
+ * yes on an H100, 228 KB of shared memory an SM; no below about 195 KB, e.g. an A100's
+ * 164 KB or the 64-100 KB of sm_75, sm_86, sm_89 and sm_120), else one 1024-thread block
+ * per row. sm_90 and newer (Hopper,
+ * Blackwell) run the cluster path for rows of 32769 to 65536 columns (__CUDA_ARCH__ >= 900,
+ * and the host checks both the compute capability and what the kernels were built for);
+ * sm_75 to sm_89, and PTX of an older architecture JIT-compiled on a newer GPU, split those
+ * rows instead. The other paths are the same on every GPU from sm_75 on. */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -52,15 +70,11 @@
 
 namespace cg = cooperative_groups;
 
-#ifndef SOFTMAX_BIG_MAX /* widest row (in float4) for one block per row; wider: a cluster */
-#define SOFTMAX_BIG_MAX 8192
-#endif
-#ifndef SOFTMAX_WIDE_THREADS /* one block of a cluster: threads x float4 per thread */
-#define SOFTMAX_WIDE_THREADS 256
-#endif
-#ifndef SOFTMAX_WIDE_NV
-#define SOFTMAX_WIDE_NV 8
-#endif
+#define RS_THREADS 512 /* rows up to 32768 columns: threads, float4 in registers, in smem */
+#define RS_REG 4
+#define RS_SMEM 12
+#define WIDE_THREADS 256 /* one block of a cluster: threads x float4 per thread */
+#define WIDE_NV 8
 #define MAX_CLUSTER 8 /* the portable cluster size limit */
 #define SPLIT_THREADS 256
 #define SPLIT_CHUNK (SPLIT_THREADS * 16)
@@ -199,8 +213,8 @@ __global__ void __launch_bounds__(THREADS, (8192 / (THREADS * NV)) > 0 ? 8192 / 
     softmax_block(const float *__restrict__ in, float *__restrict__ out, int cols)
 {
     __shared__ float red_max[32], red_sum[32];
-    __shared__ ms part; /* this block's (max, sum), read by the other blocks of the cluster */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ ms part; /* this block's (max, sum), read by the other blocks of the cluster */
     cg::cluster_group cluster = cg::this_cluster();
     const int csize = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
 #else
@@ -252,6 +266,82 @@ __global__ void __launch_bounds__(THREADS, (8192 / (THREADS * NV)) > 0 ? 8192 / 
     if (csize > 1)
         asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
+}
+
+/* ---- rows up to T * (R + S) float4: a block per row, registers + shared memory ---- */
+
+/* Copy 16 bytes global -> shared without a register (sm_80+: cp.async, bypassing L1);
+ * before sm_80 (and in PTX for compute_75) an ordinary load and store. */
+__device__ __forceinline__ void copy16_async(float4 *smem, const float4 *gmem)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+#else
+    *smem = __ldcs(gmem);
+#endif
+}
+
+/* Wait for this thread's copies (it only ever reads the slots it wrote itself). */
+__device__ __forceinline__ void copy16_wait_all()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_all;" ::: "memory");
+#endif
+}
+
+/* Thread t holds float4 k*T + t (k < R) of the row in registers and float4 (R + k)*T + t
+ * (k < S) in its shared slot k*T + t. The shared part is requested first, so that all of
+ * a thread's R + S loads are in flight together. Two blocks per SM (64 registers a thread
+ * at T = 512). */
+template <int T, int R, int S>
+__global__ void __launch_bounds__(T, 2) softmax_rs(const float *__restrict__ in, float *__restrict__ out, int cols)
+{
+    extern __shared__ float4 srow[]; /* S * T float4 */
+    __shared__ float red_max[32], red_sum[32];
+    const size_t row = blockIdx.x;
+    const float4 *x = reinterpret_cast<const float4 *>(in + row * cols);
+    float4 *y = reinterpret_cast<float4 *>(out + row * cols);
+    const int n = cols / 4, t = threadIdx.x;
+    const float4 ninf = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+#pragma unroll
+    for (int k = 0; k < S; k++) {
+        const int i = (R + k) * T + t;
+        if (i < n)
+            copy16_async(&srow[k * T + t], x + i);
+        else
+            srow[k * T + t] = ninf;
+    }
+    float4 v[R];
+    float m = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+        const int i = k * T + t;
+        v[k] = i < n ? __ldcs(x + i) : ninf;
+        m = fmaxf(m, max4(v[k]));
+    }
+    copy16_wait_all();
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        m = fmaxf(m, max4(srow[k * T + t]));
+    m = block_max<T>(m, red_max);
+    const float shift = m == -INFINITY ? 0.f : m; /* a row of only -inf: exp()s are 0 */
+    float s = 0.f;
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        v[k] = exp4_sub(v[k], shift, s);
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        srow[k * T + t] = exp4_sub(srow[k * T + t], shift, s);
+    const float inv = 1.f / block_sum<T>(s, red_sum); /* 1 / 0 on a row of only -inf: NaN */
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        if (k * T + t < n)
+            __stcs(y + k * T + t, scale4(v[k], inv));
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        if ((R + k) * T + t < n)
+            __stcs(y + (R + k) * T + t, scale4(srow[k * T + t], inv));
 }
 
 /* ---- split rows: any width, any alignment; reads x twice ---- */
@@ -360,6 +450,28 @@ static cudaError_t launch_block(const float *in, float *out, int rows, int cols,
     return cudaLaunchKernelEx(&cfg, softmax_block<THREADS, NV>, in, out, cols);
 }
 
+/* The registers + shared memory path pays only if two blocks fit on an SM; asked once. */
+template <int T, int R, int S> static int rs_two_per_sm(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        const int smem = S * T * (int)sizeof(float4);
+        int per_sm = 0;
+        ok = cudaFuncSetAttribute(softmax_rs<T, R, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
+                     cudaSuccess &&
+             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, softmax_rs<T, R, S>, T, smem) == cudaSuccess &&
+             per_sm >= 2;
+        cudaGetLastError(); /* a refused attribute is an answer, not an error to report later */
+    }
+    return ok;
+}
+
+template <int T, int R, int S>
+static void launch_rs(const float *in, float *out, int rows, int cols, cudaStream_t stream)
+{
+    softmax_rs<T, R, S><<<rows, T, S * T * sizeof(float4), stream>>>(in, out, cols);
+}
+
 static void launch_split(const float *in, float *out, int rows, int cols, cudaStream_t stream)
 {
     const int chunks = (cols + SPLIT_CHUNK - 1) / SPLIT_CHUNK;
@@ -380,7 +492,7 @@ extern "C" void softmax(const float *in, float *out, int rows, int cols, cudaStr
     cudaError_t e = cudaSuccess;
     const int vec = cols % 4 == 0 && aligned16(in) && aligned16(out);
     const int n4 = cols / 4;
-    const int slice = SOFTMAX_WIDE_THREADS * SOFTMAX_WIDE_NV; /* float4 per cluster block */
+    const int slice = WIDE_THREADS * WIDE_NV; /* float4 per cluster block */
     if (vec && n4 <= 32)
         launch_warp<1, 4>(in, out, rows, cols, stream);
     else if (vec && n4 <= 64)
@@ -399,13 +511,14 @@ extern "C" void softmax(const float *in, float *out, int rows, int cols, cudaStr
         e = launch_block<256, 4>(in, out, rows, cols, 1, stream);
     else if (vec && n4 <= 512 * 4)
         e = launch_block<512, 4>(in, out, rows, cols, 1, stream);
-    else if (vec && n4 <= 1024 * 4 && n4 <= SOFTMAX_BIG_MAX)
+    else if (vec && n4 <= 1024 * 4)
         e = launch_block<1024, 4>(in, out, rows, cols, 1, stream);
-    else if (vec && n4 <= 1024 * 8 && n4 <= SOFTMAX_BIG_MAX)
+    else if (vec && n4 <= RS_THREADS * (RS_REG + RS_SMEM) && rs_two_per_sm<RS_THREADS, RS_REG, RS_SMEM>())
+        launch_rs<RS_THREADS, RS_REG, RS_SMEM>(in, out, rows, cols, stream);
+    else if (vec && n4 <= 1024 * 8) /* GPUs with less shared memory: the row in registers */
         e = launch_block<1024, 8>(in, out, rows, cols, 1, stream);
     else if (vec && device_is_hopper_or_newer() && n4 <= MAX_CLUSTER * slice)
-        e = launch_block<SOFTMAX_WIDE_THREADS, SOFTMAX_WIDE_NV>(in, out, rows, cols,
-                                                                (n4 + slice - 1) / slice, stream);
+        e = launch_block<WIDE_THREADS, WIDE_NV>(in, out, rows, cols, (n4 + slice - 1) / slice, stream);
     else
         launch_split(in, out, rows, cols, stream);
     if (e == cudaSuccess)

@@ -16,6 +16,12 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/include -DPA_SRC='"../../reference/paged_attention.cu"' \
 //        bench/dev/pa_probe.cu -o build/pa_probe && build/pa_probe [KV_HEADS]
 //   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape)
+//   build/pa_probe all [TAG]   the six shapes of bench/peers/paged_attention.py --all-shapes
+//            and four small mixed-length cases (checked, not timed): each output checked
+//            against fp64 on the CPU (one kv head of every sequence, the lab's tolerance;
+//            WRONG when it fails), timed with bench/peers/cuda_timing.cuh (L2 flushed,
+//            median of 30), as a fraction of a read-only kernel timed the same way in this
+//            process (1 GiB) (bench/dev/variants/paged_attention/run.sh builds one per variant)
 //   with -DPA_PROBE_TRACE: build/pa_probe_trace trace SEQS ... CTX (when each CTA's phases begin and end)
 #include <algorithm>
 #include <cstdio>
@@ -26,6 +32,7 @@
 #include <vector>
 
 #include "cudalab_lab.h"
+#include "../peers/cuda_timing.cuh" // bench_time (needs -Igrader/include)
 
 extern "C" void *cudalab_scratch(size_t bytes)
 {
@@ -351,6 +358,7 @@ struct pa_batch {
     paged_attention_args a;
     double bytes; // what must move, as the lab counts it
     int pool;
+    std::vector<int> lens, table; // host copies: context lengths, block tables [S][nb]
 
     pa_batch(int S, int H, int KVH, int D, int BS, int T, bool vary)
     {
@@ -372,6 +380,7 @@ struct pa_batch {
         for (int i = 1; vary && i < S; i++)
             hl[i] = 1 + (int)((i * 2654435761u) % (unsigned)T);
         CK(cudaMemcpy(lens, hl.data(), S * 4, cudaMemcpyHostToDevice));
+        this->lens = hl;
         a = paged_attention_args{q, k, v, tables, lens, out, S, H, KVH, D, BS, nb, pool, 1.f / sqrtf((float)D)};
         bytes = 2.0 * S * KVH * T * D * 2 + 2.0 * S * H * D * 2 + S * 4 + (double)S * nb * 4;
         set_table(true);
@@ -384,6 +393,7 @@ struct pa_batch {
             perm[i] = i;
         if (shuffled)
             std::shuffle(perm.begin(), perm.end(), std::mt19937(42));
+        table.assign(perm.begin(), perm.begin() + (size_t)a.num_seqs * a.max_blocks_per_seq);
         CK(cudaMemcpy((void *)a.block_tables, perm.data(), (size_t)a.num_seqs * a.max_blocks_per_seq * 4,
                       cudaMemcpyHostToDevice));
     }
@@ -418,6 +428,197 @@ static int one_shape(int S, int H, int KVH, int D, int BS, int T)
     printf("%d seqs x %d, %d / %d heads, dim %d, block %d: ref %.4f ms, %.0f GB/s\n", S, T, H, KVH, D, BS, ms,
            bytes / ms / 1e6);
     return 0;
+}
+
+// ---- mode "all": every shape, checked against fp64 on the CPU and timed with bench_time ----
+
+static double half_bits_to_double(uint16_t h)
+{
+    const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? std::ldexp((double)m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(1.0 + m / 1024.0, e - 15);
+    return (h & 0x8000u) ? -v : v;
+}
+
+// fill_kernel's value of half j of a buffer filled with seed, recomputed on the host.
+static double fill_value(size_t j, uint32_t seed)
+{
+    static std::vector<double> lut; // every half's value
+    if (lut.empty()) {
+        lut.resize(65536);
+        for (int h = 0; h < 65536; h++)
+            lut[h] = half_bits_to_double((uint16_t)h);
+    }
+    uint32_t x = (uint32_t)(j / 2) * 2654435761u ^ seed;
+    x ^= x >> 15;
+    x *= 2246822519u;
+    x ^= x >> 13;
+    const uint32_t lo = 0x3800u | (x & 0x3ffu) | ((x >> 10) & 1u) << 15;
+    const uint32_t hi = 0x3800u | ((x >> 11) & 0x3ffu) | ((x >> 21) & 1u) << 15;
+    return lut[(j & 1) ? hi : lo];
+}
+
+// The output of kv head (s * 7 + 1) % KVH of every sequence (all its query heads) against
+// fp64: |got - ref| <= 2^-11 |ref| + 2e-3 sum_t p_t |v_t| + 2^-24 (the lab's checker, lab.yaml
+// tolerance `out`). Returns the largest |got - ref| / bound (> 1: wrong; NaN counts as wrong).
+static double check_output(const pa_batch &b, int *bad_elems)
+{
+    const paged_attention_args &a = b.a;
+    const int S = a.num_seqs, H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, BS = a.block_size,
+              nb = a.max_blocks_per_seq, G = H / KVH;
+    std::vector<uint16_t> out((size_t)S * H * D);
+    CK(cudaMemcpy(out.data(), a.out, out.size() * 2, cudaMemcpyDeviceToHost));
+    double worst = 0.0;
+    int bad = 0;
+    std::vector<double> kr, vr, sc;
+    for (int s = 0; s < S; s++) {
+        const int g = (s * 7 + 1) % KVH, ctx = b.lens[s];
+        kr.assign((size_t)ctx * D, 0.0);
+        vr.assign((size_t)ctx * D, 0.0);
+        sc.assign(ctx, 0.0);
+        for (int t = 0; t < ctx; t++) {
+            const size_t row = (size_t)b.table[(size_t)s * nb + t / BS] * BS + t % BS;
+            for (int d = 0; d < D; d++) {
+                const size_t e = (row * KVH + g) * D + d;
+                kr[(size_t)t * D + d] = fill_value(e, 2);
+                vr[(size_t)t * D + d] = fill_value(e, 3);
+            }
+        }
+        for (int hh = 0; hh < G; hh++) {
+            const int h = g * G + hh;
+            double q[128];
+            for (int d = 0; d < D; d++)
+                q[d] = fill_value(((size_t)s * H + h) * D + d, 1);
+            double mx = -INFINITY;
+            for (int t = 0; t < ctx; t++) {
+                double acc = 0.0;
+                for (int d = 0; d < D; d++)
+                    acc += q[d] * kr[(size_t)t * D + d];
+                sc[t] = acc * (double)a.scale;
+                mx = std::max(mx, sc[t]);
+            }
+            double L = 0.0;
+            for (int t = 0; t < ctx; t++) {
+                sc[t] = std::exp(sc[t] - mx);
+                L += sc[t];
+            }
+            for (int d = 0; d < D; d++) {
+                double ref = 0.0, mag = 0.0;
+                for (int t = 0; t < ctx; t++) {
+                    ref += sc[t] * vr[(size_t)t * D + d];
+                    mag += sc[t] * std::fabs(vr[(size_t)t * D + d]);
+                }
+                ref /= L;
+                mag /= L;
+                const double got = half_bits_to_double(out[((size_t)s * H + h) * D + d]);
+                const double bound = std::ldexp(std::fabs(ref), -11) + 2e-3 * mag + std::ldexp(1.0, -24);
+                const double r = std::fabs(got - ref) / bound;
+                if (!(r <= 1.0))
+                    bad++;
+                if (!(r <= worst))
+                    worst = r; // NaN sticks
+            }
+        }
+    }
+    *bad_elems = bad;
+    return worst;
+}
+
+// A read of n16 16-byte words, 4 in flight per thread: the read-only ceiling of this process.
+__global__ void read_only_kernel(const uint4 *p, size_t n16, int *sink)
+{
+    uint32_t x = 0;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n16; i += 4 * stride) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            v[u] = __ldcs(p + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    for (; i < n16; i += stride) {
+        const uint4 v = __ldcs(p + i);
+        x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (x == 0x12345678u)
+        *sink = 1;
+}
+
+// GB/s of the best of a few launch shapes reading 1 GiB, each bench_time(30).
+static double read_only_gbps()
+{
+    const size_t bytes = 1ull << 30;
+    void *buf;
+    CK(cudaMalloc(&buf, bytes));
+    fill_kernel<<<4096, 256>>>((uint32_t *)buf, bytes / 4, 7);
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    double best = 0.0;
+    const int cfg[3][2] = {{4, 1024}, {8, 512}, {16, 256}};
+    for (const auto &c : cfg) {
+        const bench_timing t =
+            bench_time([&] { read_only_kernel<<<sms * c[0], c[1]>>>((const uint4 *)buf, bytes / 16, sink); }, 30, 3);
+        best = std::max(best, bytes / t.median_ms / 1e6);
+    }
+    CK(cudaGetLastError());
+    CK(cudaFree(buf));
+    return best;
+}
+
+// One shape: the call, timed (median of 30, bench_time) unless check_only, then the last
+// call's output checked. Prints one line; returns whether the output passed.
+static bool run_checked(const char *tag, int S, int H, int KVH, int D, int BS, int T, bool vary, bool check_only,
+                        double ceiling_gbps)
+{
+    pa_batch b(S, H, KVH, D, BS, T, vary);
+    const paged_attention_args &a = b.a;
+    CK(cudaMemset(a.out, 0xff, (size_t)S * H * D * 2)); // NaN: an output never written fails
+    paged_attention(&a, 0);
+    CK(cudaDeviceSynchronize());
+    double ms = 0.0;
+    if (!check_only)
+        ms = bench_time([&] { paged_attention(&a, 0); }, 30, 3).median_ms;
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    int bad = 0;
+    const double err = check_output(b, &bad);
+    const bool ok = err <= 1.0;
+    char shape[96];
+    snprintf(shape, sizeof shape, "%d x %d%s, %d/%d, d%d, b%d", S, T, vary ? " (1..)" : "", H, KVH, D, BS);
+    if (check_only)
+        printf("%-8s %-34s %10s %8s %8s  err/tol %.3f %s\n", tag, shape, "check", "-", "-", err,
+               ok ? "ok" : "WRONG  <<<<<<<<<<<<<<<<<<<<<<<<");
+    else
+        printf("%-8s %-34s %10.4f %8.0f %7.1f%%  err/tol %.3f %s\n", tag, shape, ms, b.bytes / ms / 1e6,
+               100.0 * b.bytes / ms / 1e6 / ceiling_gbps, err, ok ? "ok" : "WRONG  <<<<<<<<<<<<<<<<<<<<<<<<");
+    if (!ok)
+        printf("WRONG: %s %s: %d elements out of tolerance (worst %.3g x the bound)\n", tag, shape, bad, err);
+    fflush(stdout);
+    return ok;
+}
+
+static int all_shapes(const char *tag)
+{
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    const double ro = read_only_gbps();
+    printf("# %s (%d SMs); %s: read-only ceiling in this process %.0f GB/s (1 GiB read, bench_time)\n", prop.name,
+           prop.multiProcessorCount, tag, ro);
+    printf("%-8s %-34s %10s %8s %8s\n", "build", "shape", "ms", "GB/s", "of r/o");
+    const int shapes[6][6] = {{64, 32, 8, 128, 16, 4096}, {64, 32, 32, 128, 16, 4096}, {64, 32, 8, 64, 32, 4096},
+                              {1, 32, 8, 128, 16, 32768},  {256, 32, 8, 128, 16, 1024}, {32, 64, 8, 128, 16, 4096}};
+    bool ok = true;
+    for (const auto &sh : shapes)
+        ok &= run_checked(tag, sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], false, false, ro);
+    // mixed lengths (sequence 0 at the maximum, the others 1..max): the cut-group paths
+    const int mixed[4][6] = {{24, 32, 8, 128, 16, 3000}, {9, 64, 8, 64, 32, 5000}, {5, 16, 16, 128, 32, 9000},
+                             {3, 32, 4, 128, 16, 20000}};
+    for (const auto &sh : mixed)
+        ok &= run_checked(tag, sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], true, true, ro);
+    printf("%s: %s\n", tag, ok ? "all outputs within tolerance" : "WRONG: some outputs out of tolerance");
+    return ok ? 0 : 1;
 }
 
 #ifdef PA_PROBE_TRACE
@@ -532,6 +733,8 @@ int main(int argc, char **argv)
     if (argc == 8 && !strcmp(argv[1], "trace"))
         return trace_shape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
 #endif
+    if (argc >= 2 && !strcmp(argv[1], "all"))
+        return all_shapes(argc > 2 ? argv[2] : "ref");
     if (argc == 8 && !strcmp(argv[1], "shape"))
         return one_shape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
     const int S = 64, H = 32, KVH = argc > 1 ? atoi(argv[1]) : 8, D = 128, BS = 16, log2_bs = 4;

@@ -21,13 +21,6 @@
 #include "grader/proc.h"
 #include "strbuf.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ---- keys, secrets, GPUs ---- */
 
 int cl_class_config_hash(const cl_course *c, const cl_lab *lab, char out[CL_SHA256_HEX], cl_err *err)
@@ -446,7 +439,7 @@ json_t *cl_class_rt_run(const cl_class_rt *rt, const cl_class_job *job, int slot
     }
     cl_strbuf text;
     cl_sb_init(&text);
-    double deadline = now_s() + (watchdog_s > 0 ? watchdog_s : 3600);
+    double deadline = cl_mono_s() + (watchdog_s > 0 ? watchdog_s : 3600);
     int killed = 0;
     for (;;) {
         struct pollfd pf = {fd, POLLIN, 0};
@@ -461,7 +454,7 @@ json_t *cl_class_rt_run(const cl_class_rt *rt, const cl_class_job *job, int slot
         } else if (n < 0 && errno != EINTR) {
             break;
         }
-        if (now_s() > deadline) {
+        if (cl_mono_s() > deadline) {
             kill(pid, SIGKILL);
             killed = 1;
             break;

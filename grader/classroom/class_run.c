@@ -18,19 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grader/proc.h"
 #include "grader/result.h"
 #include "class_internal.h"
 #include "db.h"
 #include "strbuf.h"
 
 #define MAX_WORKERS 64
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void note_cb(void *ctx, const char *msg) { cl_class_event(ctx, "note", NULL, msg); }
 
@@ -112,7 +106,7 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
             if (started <= 0)
                 continue;
             sl->busy = 1;
-            sl->started = now_s();
+            sl->started = cl_mono_s();
             cl_sb_clear(&sl->text);
             busy++;
         }
@@ -140,7 +134,7 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
                     cl_sb_appendn(&sl->text, buf, (size_t)got);
                 finished = got <= 0;
             }
-            if (!finished && now_s() - sl->started > watchdog) {
+            if (!finished && cl_mono_s() - sl->started > watchdog) {
                 kill(sl->pid, SIGKILL); /* the worker; its sandbox dies with it */
                 finished = killed = 1;
             }
@@ -520,7 +514,7 @@ static void release_run(cl_class_run *r)
 int cl_class_grade(const cl_class_opts *o_in, cl_class_summary *sum, cl_err *err)
 {
     memset(sum, 0, sizeof *sum);
-    double t0 = now_s();
+    double t0 = cl_mono_s();
     cl_class_absolute_home();
     cl_class_opts abs_o;
     absolute_opts(o_in, &abs_o);
@@ -552,6 +546,6 @@ int cl_class_grade(const cl_class_opts *o_in, cl_class_summary *sum, cl_err *err
     }
     release_run(&r);
     free(pending);
-    sum->seconds = now_s() - t0;
+    sum->seconds = cl_mono_s() - t0;
     return rc;
 }

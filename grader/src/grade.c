@@ -882,13 +882,6 @@ static const cl_case_result *impossible_case(const grader *g)
 /* Each stage returns GO, or STOP once it has set the verdict that ends grading. */
 enum { GO = 0, STOP = 1 };
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The grader's state: the options, lab.yaml, the seed, the judge's path, this GPU. */
 static int begin(grader *g, const cl_grade_opts *o, cl_result *r, cl_err *err)
 {
@@ -1112,16 +1105,24 @@ static void stage_score(grader *g)
 
 int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
 {
-    double t0 = mono_s();
+    double t0 = cl_mono_s();
     grader g;
     if (begin(&g, o, r, err))
         return -1;
-    if (stage_compile(&g) == GO && stage_inspect(&g) == GO && stage_correctness(&g) == GO)
-        stage_performance(&g);
+    if (stage_compile(&g) == GO && stage_inspect(&g) == GO) {
+        double t1 = cl_mono_s();
+        int go = stage_correctness(&g);
+        double t2 = cl_mono_s();
+        r->test_s = t2 - t1;
+        if (go == GO) {
+            stage_performance(&g);
+            r->bench_s = cl_mono_s() - t2;
+        }
+    }
     stage_score(&g);
     cl_compile_result_free(&g.cr);
     cl_lab_free(&g.lab);
     free(g.sass);
-    r->seconds = mono_s() - t0;
+    r->seconds = cl_mono_s() - t0;
     return 0;
 }

@@ -20,7 +20,7 @@
 
 extern char **environ;
 
-static double now_s(void)
+double cl_mono_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -222,7 +222,7 @@ static void reap_if_exited(watch *w)
         kill(-w->pid, SIGKILL);
         waitpid(w->pid, &w->status, 0);
         w->reaped = 1;
-        w->grace_end = now_s() + 2.0;
+        w->grace_end = cl_mono_s() + 2.0;
     }
 }
 
@@ -233,7 +233,7 @@ static void kill_at_deadline(watch *w)
     kill(w->pid, SIGKILL);
     waitpid(w->pid, &w->status, 0);
     w->reaped = 1;
-    w->grace_end = now_s() + 1.0;
+    w->grace_end = cl_mono_s() + 1.0;
 }
 
 /* Verdict bytes: kept, and handed to on_line one complete line at a time. */
@@ -291,7 +291,7 @@ static void watch_child(watch *w)
         reap_if_exited(w);
         if (w->out_fd < 0 && w->v_fd < 0 && w->reaped)
             break;
-        double now = now_s();
+        double now = cl_mono_s();
         if (w->reaped && now > w->grace_end)
             break;
         if (!w->reaped && w->deadline && now >= w->deadline) {
@@ -361,7 +361,7 @@ int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
         close_pair(p.in);
         return cl_err_set(err, "out of memory");
     }
-    double t0 = now_s();
+    double t0 = cl_mono_s();
     w.pid = fork();
     if (w.pid < 0) {
         int e = errno;
@@ -386,7 +386,7 @@ int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
     w.v_fd = o->verdict_pipe ? p.ver[0] : -1;
     w.deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0;
     watch_child(&w);
-    fill_result(res, &w, now_s() - t0);
+    fill_result(res, &w, cl_mono_s() - t0);
     return 0;
 }
 

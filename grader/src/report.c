@@ -151,6 +151,10 @@ json_t *cl_result_to_json(const cl_result *r)
     set_str(o, "sanitizer", r->sanitizer);
     set_str(o, "output", r->output);
     set_num(o, "seconds", r->seconds);
+    if (r->test_s > 0)
+        set_num(o, "test_seconds", r->test_s);
+    if (r->bench_s > 0)
+        set_num(o, "bench_seconds", r->bench_s);
     json_object_set_new(o, "cudalab_version", json_string(CUDALAB_VERSION));
     json_object_set_new(o, "graded_at", json_integer((json_int_t)time(NULL)));
     return o;
@@ -290,6 +294,8 @@ void cl_result_from_json(json_t *j, cl_result *r)
     r->output = jdup(j, "output");
     r->sanitizer = jdup(j, "sanitizer");
     r->seconds = jnum(j, "seconds");
+    r->test_s = jnum(j, "test_seconds");
+    r->bench_s = jnum(j, "bench_seconds");
     r->tier = tier_named(json_string_value(json_object_get(j, "tier")));
     size_t i;
     json_t *c;

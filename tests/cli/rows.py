@@ -298,6 +298,8 @@ ROWS = [
     dict(name="gpu-bench-profile", gpu=True, args=["bench", "reduce", "--reference", "--profile"],
          out=["reduce", "Nsight Compute on"], not_err=["--profile:"], timeout=1800),
     dict(name="gpu-watch-quit", gpu=True, setup=["fetch:reduce"], args=["watch", "--lines"], stdin="q\n", rc=0),
-    dict(name="gpu-tour-json", gpu=True, args=["tour", "--json"], json=True, json_has={"gpu.name": None},
+    dict(name="gpu-tour-json", gpu=True, args=["tour", "--json"], json=True,
+         json_has={"gpu.name": None, "compile_seconds": None, "seconds": None, "labs.0.test_seconds": None,
+                   "labs.0.bench_seconds": None},
          timeout=1800),
 ]

@@ -66,6 +66,8 @@ int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out
  * whatever it must set up (namespaces, privileges, the environment) it does inside fn.
  * Returns -1 when it could not fork; the caller reaps the child (cl_proc_wait). */
 int cl_proc_fork(int (*fn)(void *ctx), void *ctx, int *pid_out, cl_err *err);
+/* Seconds on the monotonic clock (for durations). */
+double cl_mono_s(void);
 /* waitpid, retried on EINTR; the raw status in *status (may be NULL). -1 on failure. */
 int cl_proc_wait(int pid, int *status);
 /* "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 60 s". */

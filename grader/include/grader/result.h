@@ -126,6 +126,7 @@ typedef struct cl_result {
     /* compile */
     int compiled, compile_cached;
     double compile_s;
+    double test_s, bench_s; /* wall seconds of the correctness run and of the bench stage (yardsticks included) */
     char arch[32];
     char *compile_log;
     int tensor_cores;     /* -1 not checked, 0 none found, 1 HMMA/HGMMA present */

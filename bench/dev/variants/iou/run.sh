@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# IoU variants next to cudaMemset and float4 write kernels, one process (issue 17). Run from the repository
+# root on the GPU machine:  OUT=/tmp/out bash bench/dev/variants/iou/run.sh
+# Writes $OUT/iou.txt (and the binary's build log). ~40-60 s on an H100 incl. nvcc.
+set -euo pipefail
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+here=bench/dev/variants/iou
+bin=$(mktemp -d)/iou_variants
+arch=${ARCH:--gencode arch=compute_90a,code=sm_90a}
+t0=$(date +%s)
+nvcc -std=c++17 -O3 $arch -Ilabs/include -Igrader/include -o "$bin" "$here/iou_variants.cu" 2>&1 | tee "$OUT/iou_build.log"
+echo "# nvcc: $(( $(date +%s) - t0 )) s" | tee "$OUT/iou.txt"
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,driver_version --format=csv,noheader >> "$OUT/iou.txt" 2>/dev/null || true
+rc=0
+"$bin" "${RUNS:-30}" 2>&1 | tee -a "$OUT/iou.txt" || rc=$?
+echo "# total: $(( $(date +%s) - t0 )) s, rc $rc" | tee -a "$OUT/iou.txt"
+exit $rc
