@@ -13,20 +13,18 @@
  *     |got - ref| <= u16 |ref| + acc K u32 S_ij + 2^-24,   S_ij = sum_k |A_ik B_kj|,
  * and the relative Frobenius error over what was checked must stay below `frobenius`. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cudalab_lab.h"
 #include "grader/checker.h"
+#include "parallel.h"
 
 #define FULL_LIMIT (1ll << 31) /* multiply-adds the CPU checks in full */
 #define SAMPLE_FULL 64         /* rows x columns sampled in a full check of a large case */
 #define SAMPLE_QUICK_ROWS 16   /* ... and after each timed run */
 #define SAMPLE_QUICK_COLS 32
-#define MAX_THREADS 32
 
 typedef enum { D_UNIFORM, D_NORMAL, D_POSITIVE } dist;
 
@@ -147,29 +145,6 @@ static double bound(const gemm_state *s, double ref, double abs_sum)
 {
     return CL_U16 * fabs(ref) + s->acc * (double)s->K * CL_U32 * abs_sum + 0x1p-24;
 }
-static int nthreads(double work)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) n = 1;
-    if (n > MAX_THREADS) n = MAX_THREADS;
-    if (work < 1e7) n = 1;
-    return (int)n;
-}
-
-/* Runs fn(arg with index t) on n threads (the caller's thread is thread 0). */
-static void parallel(int n, void *(*fn)(void *), void *args, size_t arg_size)
-{
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    for (int t = 1; t < n; t++)
-        started[t] = pthread_create(&th[t], NULL, fn, (char *)args + t * arg_size) == 0;
-    for (int t = 1; t < n; t++)
-        if (!started[t]) fn((char *)args + t * arg_size);
-    fn(args);
-    for (int t = 1; t < n; t++)
-        if (started[t]) pthread_join(th[t], NULL);
-}
-
 /* The first element that breaks the bound, or the Frobenius sums, over a set of rows. */
 typedef struct check_part {
     const gemm_state *s;
@@ -248,9 +223,9 @@ static void *check_rows_sampled(void *vp)
 static int run_check(cl_run *run, gemm_state *s, check_part *tmpl, long long nrows, void *(*fn)(void *),
                      double work, const char *what)
 {
-    int n = nthreads(work);
+    int n = cl_par_threads(work, CL_PAR_MAX);
     if (n > nrows) n = (int)(nrows > 0 ? nrows : 1);
-    check_part parts[MAX_THREADS];
+    check_part parts[CL_PAR_MAX];
     long long chunk = (nrows + n - 1) / n;
     for (int t = 0; t < n; t++) {
         parts[t] = *tmpl;
@@ -259,7 +234,7 @@ static int run_check(cl_run *run, gemm_state *s, check_part *tmpl, long long nro
         parts[t].bad_i = parts[t].bad_j = -1;
         parts[t].err2 = parts[t].ref2 = 0;
     }
-    parallel(n, fn, parts, sizeof parts[0]);
+    cl_par_run(n, fn, parts, sizeof parts[0]);
     double err2 = 0, ref2 = 0;
     check_part *bad = NULL;
     for (int t = 0; t < n; t++) {
@@ -331,14 +306,14 @@ static void *gen_inputs(void *vp)
 static void generate_host(gemm_state *s, int which)
 {
     long long total = which == 0 ? s->M * s->K : s->K * s->N;
-    int n = nthreads((double)total * 20);
-    gen_part parts[MAX_THREADS];
+    int n = cl_par_threads((double)total * 20, CL_PAR_MAX);
+    gen_part parts[CL_PAR_MAX];
     long long chunk = (total + n - 1) / n;
     for (int t = 0; t < n; t++) {
         long long lo = t * chunk, hi = (t + 1) * chunk;
         parts[t] = (gen_part){s, lo < total ? lo : total, hi < total ? hi : total, which == 0 ? s->hA : s->hB, which};
     }
-    parallel(n, gen_inputs, parts, sizeof parts[0]);
+    cl_par_run(n, gen_inputs, parts, sizeof parts[0]);
 }
 
 static int check_full(cl_run *run, gemm_state *s)

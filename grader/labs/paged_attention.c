@@ -25,7 +25,9 @@
  * relative error; 2^-24 is the fp16 subnormal spacing, for outputs near zero.
  * verify(full) checks every (sequence, kv head) group of small cases and a sample of about
  * 2^26 recomputed K/V elements on large ones (every sequence at least once); the quick
- * check after timed runs samples 2^22. */
+ * check after timed runs samples 2^22. The references of the groups a check covers are
+ * computed first, a group per thread on up to 8 cores (parallel.h), then compared in the
+ * order above, so the report is the same whatever the number of threads. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,6 +36,7 @@
 
 #include "cudalab_lab.h"
 #include "grader/checker.h"
+#include "parallel.h"
 
 #define PA_FULL_BUDGET (1ull << 26) /* K/V elements recomputed by a full check */
 #define PA_QUICK_BUDGET (1ull << 22)
@@ -46,7 +49,11 @@ typedef struct pa_state {
     int *tables;      /* host copy of block_tables */
     int *pool_perm;   /* scratch for the permutation of the pool */
     uint16_t *out_h;  /* downloaded output */
-    double *kbuf, *vbuf, *score; /* one group's K, V rows and scores, fp64 */
+    double *ref, *mag; /* per output element: the fp64 reference and sum_t p_t |v_t,d| */
+    int nthreads;      /* threads that compute references (parallel.h) */
+    float *kbuf, *vbuf; /* per thread: one group's K and V rows (fp16 values, exact in fp32) */
+    double *score;      /* per thread: one head's scores */
+    unsigned char *seen; /* per group: its references are computed (this verify) */
     cl_gen gq, gk, gv;
     uint64_t seed;
     void *d_q, *d_k, *d_v, *d_out;
@@ -135,10 +142,17 @@ static int pa_setup(cl_run *run, const cl_case *c, void *state)
     s->pool_perm = cl_host_alloc(run, (size_t)s->nblocks * sizeof(int));
     s->out_h = cl_host_alloc(run, S * H * D * sizeof(uint16_t));
     size_t maxctx = (size_t)(s->maxb * s->bs);
-    s->kbuf = cl_host_alloc(run, maxctx * D * sizeof(double));
-    s->vbuf = cl_host_alloc(run, maxctx * D * sizeof(double));
-    s->score = cl_host_alloc(run, maxctx * sizeof(double));
-    if (!s->tables || !s->pool_perm || !s->out_h || !s->kbuf || !s->vbuf || !s->score)
+    /* threads for the references: at most 8 (each holds a group's K and V, up to 32 MiB) */
+    s->nthreads = cl_par_threads((double)maxctx * (double)(S * H * D), 8);
+    size_t nt = (size_t)s->nthreads;
+    s->ref = cl_host_alloc(run, S * H * D * sizeof(double));
+    s->mag = cl_host_alloc(run, S * H * D * sizeof(double));
+    s->kbuf = cl_host_alloc(run, nt * maxctx * D * sizeof(float));
+    s->vbuf = cl_host_alloc(run, nt * maxctx * D * sizeof(float));
+    s->score = cl_host_alloc(run, nt * maxctx * sizeof(double));
+    s->seen = cl_host_alloc(run, S * KVH);
+    if (!s->tables || !s->pool_perm || !s->out_h || !s->ref || !s->mag || !s->kbuf || !s->vbuf || !s->score ||
+        !s->seen)
         return cl_errorf(run, "paged_attention: out of host memory");
 
     s->d_q = cl_alloc_in(run, S * H * D * 2, "q");
@@ -233,18 +247,22 @@ static int pa_args(cl_run *run, void *state, cl_args *a)
 
 static double f16(uint16_t h) { return (double)cl_f16_to_f32(h); }
 
-/* Checks every head of group (seq, g) against fp64. 0 pass, 1 wrong. */
-static int check_group(cl_run *run, pa_state *s, long long seq, long long g)
+/* The fp64 reference of every head of group (seq, g), into s->ref and s->mag, with thread
+ * t's buffers. */
+static void group_refs(pa_state *s, int t, long long seq, long long g)
 {
     long long D = s->dim, BS = s->bs, KVH = s->kv_heads, H = s->heads, G = H / KVH;
     long long ctx = s->ctx[seq];
+    size_t maxctx = (size_t)(s->maxb * s->bs);
+    float *kbuf = s->kbuf + (size_t)t * maxctx * (size_t)D, *vbuf = s->vbuf + (size_t)t * maxctx * (size_t)D;
+    double *score = s->score + (size_t)t * maxctx;
     const int *table = s->tables + seq * s->maxb;
-    for (long long t = 0; t < ctx; t++) {
-        uint64_t row = (((uint64_t)table[t / BS] * (uint64_t)BS + (uint64_t)(t % BS)) * (uint64_t)KVH + (uint64_t)g) *
+    for (long long k = 0; k < ctx; k++) {
+        uint64_t row = (((uint64_t)table[k / BS] * (uint64_t)BS + (uint64_t)(k % BS)) * (uint64_t)KVH + (uint64_t)g) *
                        (uint64_t)D;
         for (long long d = 0; d < D; d++) {
-            s->kbuf[t * D + d] = f16(cl_gen_f16(&s->gk, row + (uint64_t)d));
-            s->vbuf[t * D + d] = f16(cl_gen_f16(&s->gv, row + (uint64_t)d));
+            kbuf[k * D + d] = cl_f16_to_f32(cl_gen_f16(&s->gk, row + (uint64_t)d));
+            vbuf[k * D + d] = cl_f16_to_f32(cl_gen_f16(&s->gv, row + (uint64_t)d));
         }
     }
     double scale = (double)s->args.scale;
@@ -254,23 +272,77 @@ static int check_group(cl_run *run, pa_state *s, long long seq, long long g)
         for (long long d = 0; d < D; d++)
             q[d] = f16(cl_gen_f16(&s->gq, qoff + (uint64_t)d));
         double mx = -INFINITY, sum = 0;
-        for (long long t = 0; t < ctx; t++) {
+        for (long long k = 0; k < ctx; k++) {
             double dot = 0;
             for (long long d = 0; d < D; d++)
-                dot += q[d] * s->kbuf[t * D + d];
-            s->score[t] = dot * scale;
-            mx = fmax(mx, s->score[t]);
+                dot += q[d] * (double)kbuf[k * D + d];
+            score[k] = dot * scale;
+            mx = fmax(mx, score[k]);
         }
-        for (long long t = 0; t < ctx; t++)
-            sum += s->score[t] = exp(s->score[t] - mx);
+        for (long long k = 0; k < ctx; k++)
+            sum += score[k] = exp(score[k] - mx);
         for (long long d = 0; d < D; d++) {
             double ref = 0, mag = 0;
-            for (long long t = 0; t < ctx; t++) {
-                ref += s->score[t] * s->vbuf[t * D + d];
-                mag += s->score[t] * fabs(s->vbuf[t * D + d]);
+            for (long long k = 0; k < ctx; k++) {
+                ref += score[k] * (double)vbuf[k * D + d];
+                mag += score[k] * fabs((double)vbuf[k * D + d]);
             }
-            ref /= sum;
-            mag /= sum;
+            s->ref[qoff + (uint64_t)d] = ref / sum;
+            s->mag[qoff + (uint64_t)d] = mag / sum;
+        }
+    }
+}
+
+/* The groups (seq, g) a verify checks, in the order it reports them. */
+typedef struct pa_groups {
+    long long *list; /* pairs */
+    long long n;
+} pa_groups;
+
+typedef struct pa_part {
+    pa_state *s;
+    const pa_groups *gr;
+    int t, nt;
+} pa_part;
+
+static void *refs_part(void *v)
+{
+    pa_part *p = v;
+    for (long long k = p->t; k < p->gr->n; k += p->nt) {
+        long long seq = p->gr->list[2 * k], g = p->gr->list[2 * k + 1];
+        unsigned char *mine = &p->s->seen[seq * p->s->kv_heads + g];
+        if (*mine == (unsigned char)(p->t + 1)) /* the same group listed twice: a thread's own */
+            group_refs(p->s, p->t, seq, g);
+    }
+    return NULL;
+}
+
+/* The references of every listed group, on s->nthreads threads: each group is computed
+ * once, by the thread that owns its first listing. */
+static void compute_refs(pa_state *s, const pa_groups *gr)
+{
+    int nt = s->nthreads;
+    memset(s->seen, 0, (size_t)(s->seqs * s->kv_heads));
+    for (long long k = 0; k < gr->n; k++) {
+        unsigned char *owner = &s->seen[gr->list[2 * k] * s->kv_heads + gr->list[2 * k + 1]];
+        if (!*owner)
+            *owner = (unsigned char)(k % nt + 1);
+    }
+    pa_part parts[CL_PAR_MAX];
+    for (int t = 0; t < nt; t++)
+        parts[t] = (pa_part){s, gr, t, nt};
+    cl_par_run(nt, refs_part, parts, sizeof parts[0]);
+}
+
+/* Checks every head of group (seq, g) against its reference. 0 pass, 1 wrong. */
+static int check_group(cl_run *run, pa_state *s, long long seq, long long g)
+{
+    long long D = s->dim, KVH = s->kv_heads, H = s->heads, G = H / KVH;
+    long long ctx = s->ctx[seq];
+    for (long long h = g * G; h < (g + 1) * G; h++) {
+        uint64_t qoff = (uint64_t)(seq * H + h) * (uint64_t)D;
+        for (long long d = 0; d < D; d++) {
+            double ref = s->ref[qoff + (uint64_t)d], mag = s->mag[qoff + (uint64_t)d];
             double got = f16(s->out_h[qoff + (uint64_t)d]);
             double bound = CL_U16 * fabs(ref) + s->tol * mag + 5.9604644775390625e-08;
             const int ok = cl_close(got, ref, bound, 0.0);
@@ -296,30 +368,47 @@ static int pa_verify(cl_run *run, void *state, int full)
     cl_mm_shape shape = {"out", 3, {s->seqs, s->heads, s->dim}, {"seq", "head", "dim"}};
     cl_mm_tol tol = {0, CL_U16, "2^-11 x |expected| + tol x sum(p x |v|) + 2^-24, per element"};
     s->mm = cl_report_elements(run, &shape, &tol);
-    int wrong = 0;
     if (cl_download(run, s->out_h, s->d_out, n * sizeof(uint16_t)))
         return -1;
     uint64_t budget = full ? PA_FULL_BUDGET : PA_QUICK_BUDGET;
     uint64_t total = 0;
     for (long long i = 0; i < s->seqs; i++)
         total += (uint64_t)s->ctx[i] * (uint64_t)s->kv_heads * (uint64_t)s->dim * 2u;
-    if (total <= budget) {
+    /* every group of a small case; else a sample: sequences in turn from a random start, a
+     * random kv head of each, until the budget of recomputed K/V elements is spent */
+    int all = total <= budget;
+    long long cap = all ? s->seqs * s->kv_heads : 0;
+    long long start = all ? 0 : (long long)cl_sample_index(cl_check_seed(run), 0, (uint64_t)s->seqs);
+    if (!all) {
+        uint64_t spent = 0;
+        for (long long k = 0; spent < budget; k++, cap++)
+            spent += (uint64_t)s->ctx[(start + k) % s->seqs] * (uint64_t)s->dim * 2u;
+    }
+    pa_groups gr = {malloc((size_t)cap * 2 * sizeof(long long)), 0};
+    if (!gr.list)
+        return cl_errorf(run, "paged_attention: out of host memory");
+    if (all) {
         for (long long q = 0; q < s->seqs; q++)
-            for (long long g = 0; g < s->kv_heads; g++)
-                wrong |= check_group(run, s, q, g);
-        return wrong;
+            for (long long g = 0; g < s->kv_heads; g++) {
+                gr.list[2 * gr.n] = q;
+                gr.list[2 * gr.n++ + 1] = g;
+            }
+    } else {
+        for (long long k = 0; k < cap; k++) {
+            gr.list[2 * gr.n] = (start + k) % s->seqs;
+            gr.list[2 * gr.n++ + 1] = (long long)cl_sample_index(cl_check_seed(run) ^ 0xC0AC29B7C97C50DDull,
+                                                                 (uint64_t)k, (uint64_t)s->kv_heads);
+        }
     }
-    /* a sample: sequences in turn from a random start, a random kv head of each */
-    uint64_t spent = 0;
-    long long start = (long long)cl_sample_index(cl_check_seed(run), 0, (uint64_t)s->seqs);
-    for (long long k = 0; spent < budget; k++) {
-        long long q = (start + k) % s->seqs;
-        long long g = (long long)cl_sample_index(cl_check_seed(run) ^ 0xC0AC29B7C97C50DDull, (uint64_t)k, (uint64_t)s->kv_heads);
-        if (check_group(run, s, q, g))
-            return 1;
-        spent += (uint64_t)s->ctx[q] * (uint64_t)s->dim * 2u;
+    compute_refs(s, &gr);
+    int wrong = 0;
+    for (long long k = 0; k < gr.n; k++) {
+        wrong |= check_group(run, s, gr.list[2 * k], gr.list[2 * k + 1]);
+        if (wrong && !all)
+            break; /* a sample stops at its first wrong group */
     }
-    return 0;
+    free(gr.list);
+    return wrong;
 }
 
 const cl_checker cl_checker_paged_attention = {"paged_attention", sizeof(pa_state), pa_setup, pa_generate,
