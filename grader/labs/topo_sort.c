@@ -31,6 +31,7 @@
 
 #include "cudalab_lab.h"
 #include "grader/checker.h"
+#include "parallel.h"
 
 #define TOPO_MAX_PIECES 4
 #define TOPO_MAX_EXTRA 4096   /* self loops + cycle edges */
@@ -166,7 +167,60 @@ static void make_extras(topo_state *s, uint64_t seed)
     qsort(s->extra, (size_t)s->nextra, sizeof s->extra[0], cmp_edge);
 }
 
-/* Builds the CSR of this seed into s->row_ptr / s->col. */
+/* A slice [lo, hi) of the row loops of build_graph, for one thread. */
+typedef struct build_part {
+    topo_state *s;
+    uint64_t seed;
+    long long lo, hi;
+} build_part;
+
+/* Row lengths (before extras) by node id, for ranks lo..hi-1. */
+static void *degrees_part(void *v)
+{
+    build_part *b = v;
+    topo_state *s = b->s;
+    for (long long r = b->lo; r < b->hi; r++) {
+        const topo_piece *p = &s->pieces[find_piece(s, r)];
+        s->row_ptr[s->id_of[r] + 1] = (int)(piece_degree(p, r - p->off, b->seed) * s->dup);
+    }
+    return NULL;
+}
+
+/* The generated edges of node ids lo..hi-1 (each row is its own slice of col). */
+static void *edges_part(void *v)
+{
+    build_part *b = v;
+    topo_state *s = b->s;
+    for (long long u = b->lo; u < b->hi; u++) {
+        long long r = s->rank_of[u];
+        const topo_piece *p = &s->pieces[find_piece(s, r)];
+        long long rel = r - p->off, deg = piece_degree(p, rel, b->seed);
+        int *out = s->col + s->row_ptr[u];
+        for (long long j = 0; j < deg; j++) {
+            int v = s->id_of[p->off + piece_target(p, rel, j, b->seed)];
+            for (long long d = 0; d < s->dup; d++)
+                *out++ = v;
+        }
+    }
+    return NULL;
+}
+
+/* fn over 0..n-1 in equal slices, on as many threads as the work is worth. */
+static void over_rows(topo_state *s, uint64_t seed, long long n, double work, void *(*fn)(void *))
+{
+    int nt = cl_par_threads(work, CL_PAR_MAX);
+    build_part parts[CL_PAR_MAX];
+    long long chunk = (n + nt - 1) / nt;
+    for (int t = 0; t < nt; t++) {
+        long long lo = t * chunk, hi = (t + 1) * chunk;
+        parts[t] = (build_part){s, seed, lo < n ? lo : n, hi < n ? hi : n};
+    }
+    cl_par_run(nt, fn, parts, sizeof parts[0]);
+}
+
+/* Builds the CSR of this seed into s->row_ptr / s->col. The permutation and the offsets
+ * are serial; the row lengths and the edges (the hashing of 16M targets in the bench
+ * graph) are computed on every core, each row written by one thread. */
 static void build_graph(topo_state *s, uint64_t seed)
 {
     long long n = s->n;
@@ -184,28 +238,15 @@ static void build_graph(topo_state *s, uint64_t seed)
     make_extras(s, seed);
 
     /* row lengths by node id, then offsets */
-    memset(s->row_ptr, 0, (size_t)(n + 1) * sizeof(int));
-    for (long long r = 0; r < n; r++) {
-        const topo_piece *p = &s->pieces[find_piece(s, r)];
-        s->row_ptr[s->id_of[r] + 1] = (int)(piece_degree(p, r - p->off, seed) * s->dup);
-    }
+    s->row_ptr[0] = 0;
+    over_rows(s, seed, n, (double)n * 8, degrees_part);
     for (int e = 0; e < s->nextra; e++)
         s->row_ptr[s->id_of[s->extra[e].src] + 1]++;
     for (long long u = 0; u < n; u++)
         s->row_ptr[u + 1] += s->row_ptr[u];
 
-    /* edges, row by row (sequential writes); extras go last in their row */
-    for (long long u = 0; u < n; u++) {
-        long long r = s->rank_of[u];
-        const topo_piece *p = &s->pieces[find_piece(s, r)];
-        long long rel = r - p->off, deg = piece_degree(p, rel, seed);
-        int *out = s->col + s->row_ptr[u];
-        for (long long j = 0; j < deg; j++) {
-            int v = s->id_of[p->off + piece_target(p, rel, j, seed)];
-            for (long long d = 0; d < s->dup; d++)
-                *out++ = v;
-        }
-    }
+    /* edges, row by row; extras go last in their row */
+    over_rows(s, seed, n, (double)s->m * 4, edges_part);
     /* extras: sorted by source rank, so equal sources are adjacent */
     for (int e = 0; e < s->nextra;) {
         int src = s->extra[e].src, u = s->id_of[src];
