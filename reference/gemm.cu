@@ -1057,7 +1057,7 @@ __global__ void __launch_bounds__(THREADS, 1)
  * bench/dev/variants/gemm harness); 0, the default, lets the heuristic below choose.
  *   GEMM_SM90_BN     256, 128 or 64: the Hopper kernel's tile width
  *   GEMM_SM90_SPLIT  1..16: the Hopper kernel's split-K factor, for 128- and 64-wide tiles
- *                    (default 1: not yet measured, bench/dev/variants/gemm decides)
+ *                    (default 1: 2 and 4 slices of 128-wide tiles were slower at 1024^3)
  *   GEMM_SM80_BN     128 or 64: the mma.sync kernel's tile width
  *   GEMM_SM80_SPLIT  1..16: the mma.sync kernel's split-K factor (capped by K / 32) */
 #ifndef GEMM_SM90_BN

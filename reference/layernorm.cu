@@ -57,7 +57,8 @@
  * Which path runs where: rows of 16385 to 32768 columns take the registers + shared memory
  * path where the GPU fits two of its blocks per SM (the host asks the occupancy API once:
  * yes on an H100 or an A100, no on sm_75, sm_86, sm_89 and sm_120 with 64-100 KB of
- * shared memory an SM), else one 1024-thread block with the row in registers. sm_90 and
+ * shared memory an SM) and the kernels were built for sm_80 or newer, else one 1024-thread
+ * block with the row in registers (so compute_75 PTX on an H100 tests that one). sm_90 and
  * newer (Hopper, Blackwell) run the cluster path for rows of 32769 to 65536 columns
  * (__CUDA_ARCH__ >= 900, and the host checks both the compute capability and what the
  * kernels were built for); sm_75 to sm_89, and PTX of an older architecture JIT-compiled on
@@ -596,14 +597,19 @@ static cudaError_t launch_block(const float *x, const float *g, const float *b, 
                               rows, cols, eps);
 }
 
-/* The registers + shared memory path pays only if two blocks fit on an SM; asked once. */
+/* The registers + shared memory path pays only if two blocks fit on an SM, and is taken
+ * only where it was built for sm_80 or newer (cp.async): PTX for compute_75, JIT-compiled
+ * on an H100 by the GPU suite, then runs the one-block path that a GPU with less shared
+ * memory runs, so both are tested on one GPU. Asked once. */
 template <int T, int R, int S> static int rs_two_per_sm(void)
 {
     static int ok = -1;
     if (ok < 0) {
         const int smem = S * T * (int)sizeof(float4);
         int per_sm = 0;
-        ok = cudaFuncSetAttribute(layernorm_rs<T, R, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
+        cudaFuncAttributes a;
+        ok = cudaFuncGetAttributes(&a, layernorm_rs<T, R, S>) == cudaSuccess && a.ptxVersion >= 80 &&
+             cudaFuncSetAttribute(layernorm_rs<T, R, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) ==
                      cudaSuccess &&
              cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_rs<T, R, S>, T, smem) == cudaSuccess &&
              per_sm >= 2;

@@ -61,7 +61,7 @@
  *    Rows of removed boxes are never read: the "skip dead rows" that makes the scan cost
  *    O(kept * n / 64) words instead of O(n^2 / 64).
  *
- * Measured (H100, variant harness, 2026-11-26; bench/dev/variants/nms/, build "sm" = this
+ * Measured (H100, variant harness, 2026-11-26, in git 574df88; its build "sm" = this
  * file): 10 000 boxes 0.2486 ms = 6.56x torchvision.ops.nms (1.6301 ms); the version
  * before (device sort, the mask loop with a range test and min/max per column) took
  * 0.2848 ms (5.72x); the one-block sort alone gives 0.2645, the cheaper mask alone 0.2694.

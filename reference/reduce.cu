@@ -142,7 +142,7 @@ extern "C" void reduce_sum(const float *in, float *out, int64_t n, cudaStream_t 
     // the float4s divide into whole main-loop iterations (4 float4 per thread), so that no
     // thread runs the remainder loop and every block finishes at the same time. For
     // 2^28 floats on an H100 that is 1024 blocks instead of 1056: 0.3470 against 0.3511 ms,
-    // the difference between trailing CUB and beating it (bench/dev/variants/reduce).
+    // the difference between trailing CUB and beating it (H100, docs/PERFORMANCE.md).
     const int64_t n4 = n / 4;
     for (int b = blocks; b > blocks / 2; b--)
         if (n4 % ((int64_t)b * kThreads * 4) == 0) {
