@@ -21,7 +21,8 @@
 //            against fp64 on the CPU (one kv head of every sequence, the lab's tolerance;
 //            WRONG when it fails), timed with bench/peers/cuda_timing.cuh (L2 flushed,
 //            median of 30), as a fraction of a read-only kernel timed the same way in this
-//            process (1 GiB) (bench/dev/variants/paged_attention/run.sh builds one per variant)
+//            process (1 GiB); round 2 built one per variant of the reference (git 574df88,
+//            bench/dev/variants/paged_attention/run.sh)
 //   with -DPA_PROBE_TRACE: build/pa_probe_trace trace SEQS ... CTX (when each CTA's phases begin and end)
 #include <algorithm>
 #include <cstdio>
