@@ -59,10 +59,8 @@ static int compile_reference(void *vctx)
  * is the longest wait of a first tour, and it runs here while no GPU work is timed. Each
  * grading then finds its build in the cache; one that failed here is compiled again there
  * and reports its own error. */
-static void compile_references(char **names, int n, int json)
+static void compile_references(char **names, int n, int json, const cl_gpu_info *gpu)
 {
-    cl_gpu_info gpu;
-    cl_detect_gpu(&gpu);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int width = cpus > 1 ? (int)cpus : 1, running = 0, next = 0;
     int pids[64];
@@ -73,7 +71,7 @@ static void compile_references(char **names, int n, int json)
         cl_cli_progress(NULL, CL_T("compiling every lab's reference (nvcc, in parallel)"));
     while (next < n || running > 0) {
         while (next < n && running < width) {
-            jobs[next] = (precompile){names[next], &gpu};
+            jobs[next] = (precompile){names[next], gpu};
             cl_err err;
             if (cl_proc_fork(compile_reference, &jobs[next], &pids[running], &err) == 0)
                 running++;
@@ -85,7 +83,7 @@ static void compile_references(char **names, int n, int json)
     cl_progress_clear();
 }
 
-static int tour_gpu(char **names, int n, int json)
+static int tour_gpu(char **names, int n, int json, const cl_gpu_info *gpu)
 {
     FILE *f = stdout;
     const char *B = cl_c(f, CL_BOLD), *D = cl_c(f, CL_DIM), *Z = cl_c0(f);
@@ -109,7 +107,7 @@ static int tour_gpu(char **names, int n, int json)
         printf("%s\n", CL_T("Grading every lab's reference solution, as a student's submission is graded:"));
     }
     double t0 = cl_mono_s();
-    compile_references(names, n, json);
+    compile_references(names, n, json, gpu);
     double compile_s = cl_mono_s() - t0;
     int failures = 0;
     for (int i = 0; i < n; i++) {
@@ -254,7 +252,7 @@ int cmd_tour(int argc, char **argv)
     }
     cl_gpu_info gpu;
     cl_detect_gpu(&gpu);
-    int rc = gpu.present ? tour_gpu(names, n, json) : tour_no_gpu(names, n, json);
+    int rc = gpu.present ? tour_gpu(names, n, json, &gpu) : tour_no_gpu(names, n, json);
     cl_lab_names_free(names, n);
     return rc;
 }

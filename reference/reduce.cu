@@ -122,11 +122,38 @@ reduce_kernel(const float *__restrict__ in, int64_t n, float *__restrict__ parti
     }
 }
 
+// The grid for n floats: no more blocks than there are float4s to give them, at most one
+// wave. Even work: the largest grid of at most one wave (and more than half of one) for
+// which the float4s divide into whole main-loop iterations (4 float4 per thread), so that
+// no thread runs the remainder loop and every block finishes at the same time. For 2^28
+// floats on an H100 that is 1024 blocks instead of 1056: 0.3470 against 0.3511 ms, the
+// difference between trailing CUB and beating it (H100, docs/PERFORMANCE.md). The answer
+// for the last n is kept: callers repeat the same size, and the search is a few hundred
+// divisions of host time per call.
+int grid_for(int64_t n, int max_blocks)
+{
+    static int64_t last_n = -1;
+    static int last_blocks = 1;
+    if (n == last_n)
+        return last_blocks;
+    const int64_t want = (n / 4 + kThreads - 1) / kThreads;
+    int blocks = (int)(want < 1 ? 1 : want < max_blocks ? want : max_blocks);
+    const int64_t n4 = n / 4;
+    for (int b = blocks; b > blocks / 2; b--)
+        if (n4 % ((int64_t)b * kThreads * 4) == 0) {
+            blocks = b;
+            break;
+        }
+    last_n = n;
+    last_blocks = blocks;
+    return blocks;
+}
+
 } // namespace
 
 extern "C" void reduce_sum(const float *in, float *out, int64_t n, cudaStream_t stream)
 {
-    // Resident blocks per SM, asked once: the grid is exactly one full wave.
+    // Resident blocks per SM, asked once: a grid is at most one full wave.
     static int max_blocks = 0;
     if (max_blocks == 0) {
         int device = 0, sms = 0, per_sm = 0;
@@ -135,20 +162,7 @@ extern "C" void reduce_sum(const float *in, float *out, int64_t n, cudaStream_t 
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, kThreads, 0));
         max_blocks = sms * (per_sm > 0 ? per_sm : 1);
     }
-    // no more blocks than there are float4s to give them
-    int64_t want = (n / 4 + kThreads - 1) / kThreads;
-    int blocks = (int)(want < 1 ? 1 : want < max_blocks ? want : max_blocks);
-    // Even work: the largest grid of at most one wave (and more than half of one) for which
-    // the float4s divide into whole main-loop iterations (4 float4 per thread), so that no
-    // thread runs the remainder loop and every block finishes at the same time. For
-    // 2^28 floats on an H100 that is 1024 blocks instead of 1056: 0.3470 against 0.3511 ms,
-    // the difference between trailing CUB and beating it (H100, docs/PERFORMANCE.md).
-    const int64_t n4 = n / 4;
-    for (int b = blocks; b > blocks / 2; b--)
-        if (n4 % ((int64_t)b * kThreads * 4) == 0) {
-            blocks = b;
-            break;
-        }
+    const int blocks = grid_for(n, max_blocks);
 
     // scratch: [ticket, padded to 256 bytes][one partial per block]
     static void *last_scratch = nullptr;

@@ -8,7 +8,8 @@ by CMake from the same lists that make the GPU tests. Each is built with `cudala
 which fills the build cache the tests share (XDG_CACHE_HOME), as many at once as there are
 CPUs: nvcc is CPU work, and the GPU tests run one at a time, so compiling in their turn left
 every CPU but one idle. A source that fails to build here is only reported: its own test
-compiles it again and gives the verdict. Exits 77 (ctest: SKIPPED) when no GPU is visible:
+compiles it again and gives the verdict; when not one builds, cudalab compile itself is
+broken and this fails (the GPU tests behind it then do not run). Exits 77 (ctest: SKIPPED) when no GPU is visible:
 the compiles are for that GPU's architecture.
 """
 import os
@@ -53,6 +54,9 @@ def main() -> int:
         print(f"  not built (its test will say why): {lab} {os.path.relpath(path)} {arch or ''} exit {rc}")
     print(f"precompiled {len(results) - len(failed)} of {len(results)} builds in "
           f"{time.monotonic() - t0:.1f} s, {width} at a time")
+    if results and len(failed) == len(results):
+        print("FAIL: not one build succeeded: cudalab compile itself is broken here")
+        return 1
     return 0
 
 
