@@ -4,7 +4,9 @@
  * (correctness, then the lab's bench cases), in one run, and the table shows the verdict,
  * the fraction of this GPU's ceiling (the slowest bench case, as the tier uses) and the
  * speed-up over the step before: the geometric mean over the bench cases of the previous
- * step's median time over this one's. Without a GPU it says so and exits 3. */
+ * step's median time over this one's. The yardsticks (the reference's medians where it is
+ * the lab's ceiling, cuBLAS on the bench shapes) are measured once, by the first step's
+ * grading, for all the steps. Without a GPU it says so and exits 3. */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -42,9 +44,11 @@ static void usage(FILE *f)
 }
 
 /* Grades one step and fills its row (the timings from r's bench cases). */
-static int grade_step(const cl_lab *lab, const char *path, int json, step_row *row, cl_err *err)
+static int grade_step(const cl_lab *lab, const char *path, int json, cl_yardstick_memo *memo, step_row *row,
+                      cl_err *err)
 {
     cl_grade_opts o = {0};
+    o.memo = memo; /* the reference and cuBLAS, timed once for every step */
     o.lab = lab->name;
     o.solution = path;
     o.test = o.bench = 1;
@@ -134,10 +138,11 @@ static void save_for_hint(const char *lab, json_t *j)
 static int run_ladder(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder *l, int json)
 {
     step_row *rows = calloc(l->n, sizeof *rows);
+    cl_yardstick_memo *memo = cl_yardstick_memo_new();
     int failures = 0, rc = 0;
     for (int i = 0; i < l->n; i++) {
         cl_err err;
-        if (grade_step(lab, l->paths[i], json, &rows[i], &err)) {
+        if (grade_step(lab, l->paths[i], json, memo, &rows[i], &err)) {
             cl_progress_clear();
             cl_cli_error("ladder", CL_T("%s: %s"), l->names[i], err.msg);
             rc = 2;
@@ -167,6 +172,7 @@ static int run_ladder(const cl_lab *lab, const cl_gpu_info *gpu, const cl_ladder
             free(rows[i].case_names[k]);
     }
     free(rows);
+    cl_yardstick_memo_free(memo);
     return rc;
 }
 

@@ -11,6 +11,8 @@
  *   boxes until no overlapping pair has an IoU within a relative margin of the threshold,
  *   so that every reasonable fp32 formulation takes the same suppression decisions.
  * - A uniform grid over boxes, and greedy NMS on the CPU that only tests neighbours.
+ * - det_clean spreads its pair tests over the cores (parallel.h): the nms lab cleans a
+ *   fresh 50000-box input before every timed run.
  *
  * Plain C11, header only: every function is static inline. */
 #ifndef CUDALAB_DET_BOXES_H
@@ -19,6 +21,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "parallel.h"
 
 typedef struct det_box {
     float x1, y1, x2, y2;
@@ -187,18 +192,70 @@ static inline int det_overlap(det_box a, det_box b)
     return a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
 }
 
+/* One thread's share of a det_clean pass: the boxes todo[lo, hi) are tested against their
+ * neighbours on the boxes as they were at the start of the pass (read only), and the later
+ * box of each ambiguous pair is listed in found[] (grown as needed). */
+typedef struct det_clean_part {
+    const det_box *b;
+    const det_grid *g;
+    const int *todo;
+    int lo, hi, pass;
+    float t;
+    double rel_margin;
+    int *found, nfound, cap, oom;
+} det_clean_part;
+
+static void *det_clean_scan(void *vp)
+{
+    det_clean_part *p = (det_clean_part *)vp;
+    const det_box *b = p->b;
+    for (int q = p->lo; q < p->hi; q++) {
+        int d = p->todo[q];
+        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(p->g, b[d], lo, hi);
+        for (int c = 0; c < cells; c++)
+            for (int k = lo[c]; k < hi[c]; k++) {
+                int e = p->g->items[k];
+                /* pass 0 visits every pair from its lower box; later passes visit the
+                 * pairs of changed boxes from the changed side */
+                if (e == d || (p->pass == 0 && e < d) || !det_overlap(b[d], b[e]))
+                    continue;
+                int i = d < e ? d : e, j = d < e ? e : d;
+                int64_t inter, uni;
+                det_inter_union(b[i], b[j], &inter, &uni);
+                if (!det_ambiguous(inter, uni, p->t, p->rel_margin))
+                    continue;
+                if (p->nfound == p->cap) {
+                    int cap = p->cap ? 2 * p->cap : 256;
+                    int *f = (int *)realloc(p->found, (size_t)cap * sizeof(int));
+                    if (!f) {
+                        p->oom = 1;
+                        return NULL;
+                    }
+                    p->found = f;
+                    p->cap = cap;
+                }
+                p->found[p->nfound++] = j;
+            }
+    }
+    return NULL;
+}
+
 /* Adjusts boxes of b[0..n) (integer-valued, inside [0, canvas]) until no overlapping pair
- * is ambiguous for threshold t: the later box of an ambiguous pair is widened by one unit
- * (or narrowed, at the canvas edge), which also changes the IoU of a nested pair. The
- * first pass tests every overlapping pair, later passes only the pairs of the boxes
- * changed in the pass before. Returns the number of adjustments, or -1 when 64 passes
- * did not settle it (or memory ran out). */
+ * is ambiguous for threshold t. Each pass finds the ambiguous pairs on the boxes as they
+ * are (on every core, each thread a slice of the boxes to test), then widens the later
+ * box of each by one unit (or narrows it, at the canvas edge), once per pass, which also
+ * changes the IoU of a nested pair. The first pass tests every overlapping pair, later
+ * passes only the pairs of the boxes changed in the pass before. The result does not
+ * depend on the number of threads. Returns the number of adjustments, or -1 when 64
+ * passes did not settle it (or memory ran out). */
 static inline int det_clean(det_box *b, int n, float t, double rel_margin, int canvas,
                             int *start, int *items)
 {
     size_t un = (size_t)(n > 0 ? n : 1);
     int *todo = (int *)malloc(un * 2 * sizeof(int));
     unsigned char *mark = (unsigned char *)calloc(un, 1);
+    det_clean_part parts[CL_PAR_MAX];
+    memset(parts, 0, sizeof parts);
     if (!todo || !mark) {
         free(todo);
         free(mark);
@@ -211,33 +268,39 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
     for (int pass = 0; pass < 64; pass++) {
         det_grid g;
         det_grid_build(&g, b, n, start, items);
-        int nnext = 0;
-        for (int q = 0; q < ntodo; q++) {
-            int d = todo[q];
-            int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(&g, b[d], lo, hi);
-            for (int c = 0; c < cells; c++)
-                for (int k = lo[c]; k < hi[c]; k++) {
-                    int e = items[k];
-                    /* pass 0 visits every pair from its lower box; later passes visit the
-                     * pairs of changed boxes from the changed side */
-                    if (e == d || (pass == 0 && e < d) || !det_overlap(b[d], b[e]))
-                        continue;
-                    int i = d < e ? d : e, j = d < e ? e : d;
-                    int64_t inter, uni;
-                    det_inter_union(b[i], b[j], &inter, &uni);
-                    if (!det_ambiguous(inter, uni, t, rel_margin))
-                        continue;
-                    if (b[j].x2 + 1.0f <= (float)canvas)
-                        b[j].x2 += 1.0f;
-                    else
-                        b[j].x1 += 1.0f;
-                    moved++;
-                    if (!mark[j]) {
-                        mark[j] = 1;
-                        next[nnext++] = j;
-                    }
-                }
+        int nt = cl_par_threads((double)ntodo * 400, CL_PAR_MAX), oom = 0;
+        int chunk = (ntodo + nt - 1) / nt;
+        for (int th = 0; th < nt; th++) {
+            int lo = th * chunk, hi = lo + chunk;
+            parts[th].b = b;
+            parts[th].g = &g;
+            parts[th].todo = todo;
+            parts[th].lo = lo < ntodo ? lo : ntodo;
+            parts[th].hi = hi < ntodo ? hi : ntodo;
+            parts[th].pass = pass;
+            parts[th].t = t;
+            parts[th].rel_margin = rel_margin;
+            parts[th].nfound = 0;
         }
+        cl_par_run(nt, det_clean_scan, parts, sizeof parts[0]);
+        int nnext = 0;
+        for (int th = 0; th < nt; th++) {
+            oom |= parts[th].oom;
+            for (int q = 0; q < parts[th].nfound; q++) {
+                int j = parts[th].found[q];
+                if (mark[j])
+                    continue;
+                mark[j] = 1;
+                next[nnext++] = j;
+                if (b[j].x2 + 1.0f <= (float)canvas)
+                    b[j].x2 += 1.0f;
+                else
+                    b[j].x1 += 1.0f;
+                moved++;
+            }
+        }
+        if (oom)
+            break;
         if (nnext == 0) {
             rc = moved;
             break;
@@ -249,6 +312,8 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
         next = swap;
         ntodo = nnext;
     }
+    for (int th = 0; th < CL_PAR_MAX; th++)
+        free(parts[th].found);
     free(todo < next ? todo : next);
     free(mark);
     return rc;

@@ -267,11 +267,40 @@ static int run_check(cl_run *run, gemm_state *s, check_part *tmpl, long long nro
 
 /* ---- the three kinds of check ---- */
 
+/* The first NaN of C[lo, hi), on one core (a part of scan_nan). */
+typedef struct nan_part {
+    const uint16_t *c;
+    size_t lo, hi, first; /* first: hi when there is none */
+} nan_part;
+static void *find_nan(void *vp)
+{
+    nan_part *p = vp;
+    p->first = p->hi;
+    for (size_t e = p->lo; e < p->hi; e++)
+        if ((p->c[e] & 0x7C00u) == 0x7C00u && (p->c[e] & 0x03FFu)) {
+            p->first = e;
+            break;
+        }
+    return NULL;
+}
+
+/* Every element of C, after every call, on every core: the first NaN is reported. */
 static int scan_nan(cl_run *run, gemm_state *s)
 {
     size_t mn = (size_t)s->M * s->N;
-    for (size_t e = 0; e < mn; e++) {
-        if ((s->hC[e] & 0x7C00u) == 0x7C00u && (s->hC[e] & 0x03FFu)) {
+    int nt = cl_par_threads((double)mn, CL_PAR_MAX);
+    nan_part parts[CL_PAR_MAX];
+    size_t chunk = (mn + (size_t)nt - 1) / (size_t)nt;
+    for (int t = 0; t < nt; t++) {
+        size_t lo = (size_t)t * chunk, hi = lo + chunk;
+        parts[t] = (nan_part){s->hC, lo < mn ? lo : mn, hi < mn ? hi : mn, 0};
+    }
+    cl_par_run(nt, find_nan, parts, sizeof parts[0]);
+    for (int t = 0; t < nt; t++) {
+        if (parts[t].first == parts[t].hi)
+            continue;
+        size_t e = parts[t].first;
+        {
             long long i = (long long)(e / s->N), j = (long long)(e % s->N);
             double ref = 0;
             for (long long k = 0; k < s->K; k++) ref += a_at(s, i, k) * b_at(s, k, j);

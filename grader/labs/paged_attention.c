@@ -26,7 +26,7 @@
  * verify(full) checks every (sequence, kv head) group of small cases and a sample of about
  * 2^26 recomputed K/V elements on large ones (every sequence at least once); the quick
  * check after timed runs samples 2^22. The references of the groups a check covers are
- * computed first, a group per thread on up to 8 cores (parallel.h), then compared in the
+ * computed first, a group per thread on up to 16 cores (parallel.h), then compared in the
  * order above, so the report is the same whatever the number of threads. */
 #include <math.h>
 #include <stddef.h>
@@ -142,8 +142,8 @@ static int pa_setup(cl_run *run, const cl_case *c, void *state)
     s->pool_perm = cl_host_alloc(run, (size_t)s->nblocks * sizeof(int));
     s->out_h = cl_host_alloc(run, S * H * D * sizeof(uint16_t));
     size_t maxctx = (size_t)(s->maxb * s->bs);
-    /* threads for the references: at most 8 (each holds a group's K and V, up to 32 MiB) */
-    s->nthreads = cl_par_threads((double)maxctx * (double)(S * H * D), 8);
+    /* threads for the references: at most 16 (each holds a group's K and V, up to 32 MiB) */
+    s->nthreads = cl_par_threads((double)maxctx * (double)(S * H * D), 16);
     size_t nt = (size_t)s->nthreads;
     s->ref = cl_host_alloc(run, S * H * D * sizeof(double));
     s->mag = cl_host_alloc(run, S * H * D * sizeof(double));

@@ -43,6 +43,19 @@ typedef struct cl_buffer {
     unsigned char *snap; /* outputs: the judge's private copy, taken right after the call */
 } cl_buffer;
 
+/* The judge's own time per case, by phase: written, one line a case, to the file named by
+ * CUDALAB_PHASES (a developer's tool: where does grading spend its seconds?). */
+enum { PH_SETUP, PH_GENERATE, PH_HASH, PH_POISON, PH_FLUSH, PH_CALL, PH_SNAPSHOT, PH_GUARDS, PH_VERIFY, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"setup", "generate", "hash", "poison", "flush",
+                                                  "call", "snapshot", "guards", "verify"};
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 struct cl_case {
     const cl_case_conf *conf;
     const cl_lab *lab;
@@ -83,6 +96,7 @@ struct cl_run {
     json_t *mm_rule;     /* the rule a multi-answer output broke (cl_report_rule) */
     char error[2048];
     unsigned char guard[GUARD_BYTES + GUARD_TAIL_MAX];
+    double phase_ms[PH_COUNT]; /* where the judge's time went in this case (CUDALAB_PHASES) */
 };
 
 /* 64 secret bits from the kernel: never derived from anything the solution could know. */
@@ -668,19 +682,33 @@ typedef struct call_ctx {
 static int prepare_call(void *vc)
 {
     call_ctx *c = vc;
-    if (c->chk->generate(c->run, c->st, c->seed) || hash_inputs(c->run, 0) || poison_outputs(c->run))
+    double *ph = c->run->phase_ms, t0 = mono_ms(), t1, t2, t3;
+    if (c->chk->generate(c->run, c->st, c->seed))
         return -1;
+    t1 = mono_ms();
+    if (hash_inputs(c->run, 0))
+        return -1;
+    t2 = mono_ms();
+    if (poison_outputs(c->run))
+        return -1;
+    t3 = mono_ms();
     if (c->flush && be_flush_l2())
         return cl_errorf(c->run, "%s", be_error());
+    ph[PH_GENERATE] += t1 - t0;
+    ph[PH_HASH] += t2 - t1;
+    ph[PH_POISON] += t3 - t2;
+    ph[PH_FLUSH] += mono_ms() - t3;
     return 0;
 }
 
 static int snapshot_outputs(void *vc)
 {
     cl_run *run = ((call_ctx *)vc)->run;
+    double t0 = mono_ms();
     for (int i = 0; i < run->nbufs; i++)
         if (run->bufs[i].output && be_copy(run->bufs[i].snap, run->bufs[i].base, run->bufs[i].map_bytes))
             return cl_errorf(run, "snapshot of '%s': %s", run->bufs[i].name, be_error());
+    run->phase_ms[PH_SNAPSHOT] += mono_ms() - t0;
     return 0;
 }
 
@@ -704,7 +732,13 @@ static case_status make_call(cl_run *run, const cl_checker *chk, void *st, uint6
     }
     call_ctx cc = {run, chk, st, seed, flush};
     char msg[1024];
+    double *ph = run->phase_ms, before = mono_ms(), inside = 0;
+    for (int p = PH_GENERATE; p <= PH_SNAPSHOT; p++)
+        inside -= p == PH_CALL ? 0 : ph[p];
     cl_call_status cs = cl_link_call(run->link, &a, 0, 0, prepare_call, snapshot_outputs, &cc, t, msg, sizeof msg);
+    for (int p = PH_GENERATE; p <= PH_SNAPSHOT; p++)
+        inside += p == PH_CALL ? 0 : ph[p];
+    ph[PH_CALL] += mono_ms() - before - inside; /* the handshake and the solution's call */
     run->check_seed = secret64(); /* drawn after the call: sampled checks look where nobody knew */
     if (run->after_call)
         run->after_call(run->cb_ctx);
@@ -754,14 +788,19 @@ static int outputs_changed_late(cl_run *run)
 /* After a call: guards? inputs? then the checker's verdict (on the snapshot). */
 static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int full, const char *prefix)
 {
+    double t0 = mono_ms();
     int g = check_guards(run);
     if (g < 0)
         return be_fatal() ? ST_CUDA : ST_ERROR;
+    double t1 = mono_ms();
     if (g == 0) {
         g = hash_inputs(run, 1);
         if (g < 0)
             return be_fatal() ? ST_CUDA : ST_ERROR;
     }
+    double t2 = mono_ms();
+    run->phase_ms[PH_GUARDS] += t1 - t0;
+    run->phase_ms[PH_HASH] += t2 - t1;
     if (g > 0) {
         if (prefix[0]) {
             char tmp[sizeof run->msg];
@@ -771,6 +810,7 @@ static case_status check_call(cl_run *run, const cl_checker *chk, void *st, int 
         return ST_OOB;
     }
     int v = chk->verify(run, st, full);
+    run->phase_ms[PH_VERIFY] += mono_ms() - t2;
     if (v < 0)
         return be_fatal() ? ST_CUDA : ST_ERROR;
     if ((v > 0 || run->failed) && outputs_changed_late(run)) {
@@ -1182,6 +1222,30 @@ static case_status setup_failure(cl_run *run)
     return ST_ERROR;
 }
 
+/* One line for the case in the CUDALAB_PHASES file, if one is named. */
+static void write_phases(const cl_run *run, const cl_case_conf *cc, double total_ms)
+{
+    const char *path = getenv("CUDALAB_PHASES");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (!f)
+        return;
+    fprintf(f, "%s\t%s\t%s\ttotal=%.1f", run->lab->name, cc->bench ? "bench" : "test", cc->name, total_ms);
+    for (int p = 0; p < PH_COUNT; p++)
+        fprintf(f, " %s=%.1f", phase_names[p], run->phase_ms[p]);
+    fputc('\n', f);
+    fclose(f);
+}
+
+static void write_span(const cl_run *run, const char *what, double ms)
+{
+    const char *path = getenv("CUDALAB_PHASES");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s\t%s\t-\ttotal=%.1f\n", run->lab->name, what, ms);
+        fclose(f);
+    }
+}
+
 /* One selected case, correctness or bench, from its start line to its verdict line and the
  * release of its buffers. Returns its status. */
 static case_status run_case(cl_run *run, const cl_engine_opts *o, cl_verdict_out *vo, const cl_case_conf *cc,
@@ -1195,13 +1259,17 @@ static case_status run_case(cl_run *run, const cl_engine_opts *o, cl_verdict_out
     double ms = 0;
     bench_stats bs;
     memset(&bs, 0, sizeof bs);
+    memset(run->phase_ms, 0, sizeof run->phase_ms);
+    double t0 = mono_ms();
     if (!st)
         cl_errorf(run, "out of host memory");
-    else if (setup_case(run, o, &c, st) == 0)
+    else if (setup_case(run, o, &c, st) == 0) {
+        run->phase_ms[PH_SETUP] = mono_ms() - t0;
         s = cc->bench ? run_bench(run, o->checker, st, &c, cal, &bs)
                       : run_correctness(run, o->checker, st, c.seed, &ms);
-    else
+    } else
         s = setup_failure(run);
+    write_phases(run, cc, mono_ms() - t0);
     if (s == ST_ERROR && be_fatal()) {
         s = ST_CUDA;
         if (!run->msg[0])
@@ -1260,9 +1328,13 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
     run->after_call = o->after_call;
     run->cb_ctx = o->ctx;
 
+    double t0 = mono_ms();
     int rc = plan_bench_cases(run, o, vo, cal, out);
     if (rc == CL_ENGINE_OK && !o->plan) {
+        double t1 = mono_ms();
         rc = load_solution(o, out);
+        write_span(run, "plan", t1 - t0);
+        write_span(run, "load", mono_ms() - t1);
         if (rc == CL_ENGINE_OK) {
             rc = run_cases(run, o, vo, cal, out);
             reset_outcome(run);

@@ -102,6 +102,14 @@ static int is_poison(double g)
     return (b >> 63) && ((b >> 42) & 0x3ff) == 0x3ff;
 }
 
+void cl_mm_add_passed(cl_mm_acc *a, long long first, long long count)
+{
+    if (!a || count <= 0)
+        return;
+    a->rep.total += count;
+    if (first + count - 1 > a->max_ok) a->max_ok = first + count - 1;
+}
+
 int cl_mm_add(cl_mm_acc *a, long long i, double e, double g, int ok)
 {
     cl_mm_report *r = &a->rep;

@@ -32,7 +32,14 @@ typedef struct cl_grade_opts {
     unsigned long long max_procs;
     void (*progress)(void *ctx, const char *msg);
     void *ctx;
+    /* the ladder: the yardsticks (reference medians, cuBLAS on the bench shapes) measured
+     * by the first grading of a run and used by the later ones; NULL: measured every time */
+    struct cl_yardstick_memo *memo;
 } cl_grade_opts;
+
+typedef struct cl_yardstick_memo cl_yardstick_memo;
+cl_yardstick_memo *cl_yardstick_memo_new(void);
+void cl_yardstick_memo_free(cl_yardstick_memo *m);
 
 /* Grades; returns -1 only when grading could not start (bad options). Everything that
  * goes wrong with the solution is a verdict in r. */

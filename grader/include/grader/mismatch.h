@@ -80,6 +80,9 @@ void cl_mm_begin(cl_mm_acc *a, const cl_mm_shape *shape, const cl_mm_tol *tol);
 /* One compared element at row-major index. ok: the checker's own judgement (1 right, 0
  * wrong), or -1 to judge by the tolerance. Returns 1 when the element is right. */
 int cl_mm_add(cl_mm_acc *a, long long index, double expected, double got, int ok);
+/* count elements from row-major index first on, all right (a checker that compared them in
+ * bulk, on several threads); the same as count calls of cl_mm_add with ok = 1. */
+void cl_mm_add_passed(cl_mm_acc *a, long long first, long long count);
 /* Makes the guess; the report is a->rep. Returns the number wrong. */
 long long cl_mm_end(cl_mm_acc *a);
 /* The report with its shape, as JSON: {"kind": "elements", "array", "dims", "wrong",
