@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Transpose variants next to cudaMemcpy D2D, one process (issue 17). Run from the repository
 # root on the GPU machine:  OUT=/tmp/out bash bench/dev/variants/transpose/run.sh
-# Writes $OUT/transpose.txt (and the binary's build log). ~40-60 s on an H100 incl. nvcc.
+# Writes $OUT/transpose.txt (and the binary's build log). ~40-70 s on an H100 incl. nvcc.
 set -euo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"

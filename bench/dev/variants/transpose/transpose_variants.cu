@@ -33,6 +33,19 @@
 //   bulk        sm_90: each tile row (256 B) is one cp.async.bulk (TMA engine, 1-D) into
 //               shared memory, completion on an mbarrier; rows padded by (row / 4) float4
 //               instead of swizzled (a bulk copy lands contiguous).
+// Round 3 ("R3" lines; round 2's best was 96.3 / 96.1%, a batched copy kernel 98.3%):
+//   t3 TRxTC Tn MINBm   one tile per CTA as the reference, but __launch_bounds__(T, MINB):
+//               MINB 8 caps 256-thread CTAs at 32 registers, so 8 fit an SM (the reference's
+//               36 registers fit 6: 96 KB of loads in flight an SM against 128 KB for the copy
+//               kernel); bigger tiles with the same 4 float4 a thread (128x128 with 1024
+//               threads: 512-byte runs on both sides); 32x32 with 64 threads (128-byte runs);
+//               i32 = 32-bit offsets (no spill at 32 registers; bench shapes only);
+//               ld256B / ldnoL1.256B / ldevictfirst: L2 prefetch-size and eviction hints on
+//               the loads; stwt: write-through stores (see t3's comment); colmajor: tiles
+//               walked down columns (resident CTAs write long runs of out, read short runs):
+//               the round-3 winner, now the reference's order ("reference" and "t3 ... (=
+//               ref)" lines before round 3 were row-major).
+//   cpasync/raw/bulk 2x2   2 x 2 tiles of 64x64 per CTA (both runs 512 bytes).
 // Copy kernels of the same bytes show what the copy rate itself depends on.
 //
 // Correctness: `in` holds bench_uniform(i, seed); a check kernel compares every element
@@ -194,16 +207,17 @@ template <int LM> __device__ __forceinline__ int raw_slot(int t, int r, int cb)
     return t * 1024 + r * 16 + (cb ^ ((r >> 2) & 7));
 }
 
-template <int NT, int T, bool ALONG_R, int LM, int LD, int ST>
+template <int NTR, int NTC, int T, int LM, int LD, int ST>
 __global__ void __launch_bounds__(T)
     traw(const float *__restrict__ in, float *__restrict__ out, int rows, int cols, int grp_c)
 {
     extern __shared__ float4 sm[]; // NT tiles (+ an mbarrier for LM_BULK)
+    constexpr int NT = NTR * NTC;  // tiles of the CTA: NTR along rows of in, NTC along cols
     constexpr int F = NT * 1024 / T; // float4 loads per thread
     static_assert(F >= 1 && NT * 1024 % T == 0, "shape");
     const int gr = (int)(blockIdx.x / grp_c), gcI = (int)(blockIdx.x % grp_c);
-    auto r0_of = [&](int t) { return 64 * (ALONG_R ? gr * NT + t : gr); };
-    auto c0_of = [&](int t) { return 64 * (ALONG_R ? gcI : gcI * NT + t); };
+    auto r0_of = [&](int t) { return 64 * (gr * NTR + t / NTC); };
+    auto c0_of = [&](int t) { return 64 * (gcI * NTC + t % NTC); };
 
     if (LM == LM_REG) {
         float4 v[F];
@@ -303,6 +317,96 @@ __global__ void __launch_bounds__(T)
     }
 }
 
+// ---- round 3: one tile per CTA (the reference's structure), with the knobs round 2 left ----
+// TR x TC tile, T threads, __launch_bounds__(T, MINB) (MINB caps the registers so MINB
+// CTAs fit an SM: the reference, 36 registers, fits 6 x 256 threads; 32 registers fit 8;
+// MINB 0: no minimum, as the reference).
+// Every thread issues all its BL x 4 float4 loads before its first shared store.
+// LDH: load kind. 0: plain (ld.global.nc, as the reference), 1: ld.global.nc.L2::256B (the
+//      L2 fetches the whole 256-byte run a half-warp reads, not 2 x 128-byte lines as the
+//      requests arrive), 2: ld.global.nc.L1::no_allocate.L2::256B, 3: ld.global.nc with an
+//      L2 evict_first cache policy (read lines leave L2 first; written lines stay to merge).
+// STH: store kind. 0: plain st.global (the reference), 1: st.global.wt (__stwt), 2: st.global.cs.
+enum { LDH_PLAIN = 0, LDH_256B = 1, LDH_NOL1_256B = 2, LDH_EVICT_FIRST = 3 };
+enum { STH_PLAIN = 0, STH_WT = 1, STH_CS = 2 };
+
+template <int LDH> __device__ __forceinline__ float4 ldh4(const float *p, uint64_t pol)
+{
+    float4 v;
+    if (LDH == LDH_256B)
+        asm volatile("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    else if (LDH == LDH_NOL1_256B)
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    else if (LDH == LDH_EVICT_FIRST)
+        asm volatile("ld.global.nc.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p), "l"(pol));
+    else
+        v = *reinterpret_cast<const float4 *>(p);
+    return v;
+}
+
+template <int STH> __device__ __forceinline__ void sth4(float *p, float4 v)
+{
+    if (STH == STH_WT)
+        __stwt(reinterpret_cast<float4 *>(p), v);
+    else if (STH == STH_CS)
+        __stcs(reinterpret_cast<float4 *>(p), v);
+    else
+        *reinterpret_cast<float4 *>(p) = v;
+}
+
+template <int TR, int TC, int T, int MINB, int LDH, int STH, bool I32 = false, bool COLMAJ = false>
+__global__ void __launch_bounds__(T, MINB)
+    t3(const float *__restrict__ in, float *__restrict__ out, int rows, int cols, int tiles_c)
+{
+    constexpr int RG = TR / 4, CG = TC / 4, ROWSTEP = T / CG, BL = RG * CG / T;
+    static_assert(RG >= 8 && CG >= 8 && T % CG == 0 && BL >= 1 && (RG * CG) % T == 0, "tile shape");
+    extern __shared__ float4 t3_smem[]; // dynamic: a 128 x 128 tile is 64 KB, over the 48 KB static limit
+    float4(*tile)[RG] = reinterpret_cast<float4(*)[RG]>(t3_smem); // [TC][RG]; tile[c][g ^ swz(c)]:
+                                                                   // in[r0 + 4g .. + 3][c0 + c], a row of out
+    uint64_t pol = 0;
+    if (LDH == LDH_EVICT_FIRST)
+        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    // COLMAJ: consecutive CTAs walk down a column of tiles (the CTAs resident at one time
+    // write a few whole rows of out and read short runs of every row of in: the mirror image
+    // of the reference's order)
+    const int tiles_r = (rows + TR - 1) / TR;
+    const int r0 = (int)(COLMAJ ? blockIdx.x % tiles_r : blockIdx.x / tiles_c) * TR;
+    const int c0 = (int)(COLMAJ ? blockIdx.x / tiles_r : blockIdx.x % tiles_c) * TC;
+    const int cb = (int)threadIdx.x % CG, c = c0 + 4 * cb, swz = cb & 7;
+    float4 v[BL][4];
+#pragma unroll
+    for (int b = 0; b < BL; b++) {
+        const int g = (int)threadIdx.x / CG + ROWSTEP * b;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int r = r0 + 4 * g + k;
+            const size_t off = I32 ? (size_t)(unsigned)(r * cols + c) : (size_t)r * cols + c;
+            v[b][k] = (r < rows && c < cols) ? ldh4<LDH>(in + off, pol) : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+    }
+#pragma unroll
+    for (int b = 0; b < BL; b++) {
+        const int g = (int)threadIdx.x / CG + ROWSTEP * b;
+        tile[4 * cb + 0][g ^ swz] = make_float4(v[b][0].x, v[b][1].x, v[b][2].x, v[b][3].x);
+        tile[4 * cb + 1][g ^ swz] = make_float4(v[b][0].y, v[b][1].y, v[b][2].y, v[b][3].y);
+        tile[4 * cb + 2][g ^ swz] = make_float4(v[b][0].z, v[b][1].z, v[b][2].z, v[b][3].z);
+        tile[4 * cb + 3][g ^ swz] = make_float4(v[b][0].w, v[b][1].w, v[b][2].w, v[b][3].w);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < BL * 4; i++) {
+        const int idx = i * T + (int)threadIdx.x;
+        const int tc = idx / RG, g = idx % RG;
+        const int orow = c0 + tc, ocol = r0 + 4 * g;
+        if (orow < cols && ocol < rows)
+            sth4<STH>(out + (I32 ? (size_t)(unsigned)(orow * rows + ocol) : (size_t)orow * rows + ocol),
+                      tile[tc][g ^ ((tc >> 2) & 7)]);
+    }
+}
+
 // ---- copy kernels of the same bytes ----
 // Each CTA copies a contiguous chunk of K*256 float4: K loads per thread before any store.
 template <int K, int ST>
@@ -386,24 +490,54 @@ static void launch_tv4(const float *in, float *out, int rows, int cols, int G, i
 }
 
 
-template <int NT, int T, bool ALONG_R, int LM, int LD, int ST>
+template <int TR, int TC, int T, int MINB, int LDH, int STH, bool I32 = false, bool COLMAJ = false>
+static void launch_t3(const float *in, float *out, int rows, int cols, int, int, int)
+{
+    if (rows % 4 || cols % 4) {
+        transpose(in, out, rows, cols, 0);
+        return;
+    }
+    if (I32 && (size_t)rows * cols >= (1u << 31)) { // 32-bit offsets: only below 2^31 elements
+        transpose(in, out, rows, cols, 0);
+        return;
+    }
+    const size_t smem = (size_t)TR * TC * 4;
+    static bool shown = false;
+    if (!shown) { // shared-memory limit; registers and CTAs per SM, once
+        BENCH_CK(cudaFuncSetAttribute(t3<TR, TC, T, MINB, LDH, STH, I32, COLMAJ>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)smem));
+        cudaFuncAttributes fa;
+        int per_sm = 0;
+        BENCH_CK(cudaFuncGetAttributes(&fa, t3<TR, TC, T, MINB, LDH, STH, I32, COLMAJ>));
+        BENCH_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, t3<TR, TC, T, MINB, LDH, STH, I32, COLMAJ>, T, smem));
+        printf("  [t3 %dx%d T%d MINB%d ldh%d sth%d i32 %d: %d registers, %zu bytes local, %d CTAs per SM, %d KB of loads in "
+               "flight per SM]\n",
+               TR, TC, T, MINB, LDH, STH, (int)I32, fa.numRegs, (size_t)fa.localSizeBytes, per_sm, per_sm * TR * TC * 4 / 1024);
+        shown = true;
+    }
+    const int tiles_c = (cols + TC - 1) / TC;
+    const long long tiles = (long long)tiles_c * ((rows + TR - 1) / TR);
+    t3<TR, TC, T, MINB, LDH, STH, I32, COLMAJ><<<(unsigned)tiles, T, smem>>>(in, out, rows, cols, tiles_c);
+}
+
+template <int NTR, int NTC, int T, int LM, int LD, int ST>
 static void launch_traw(const float *in, float *out, int rows, int cols, int, int, int)
 {
     if (rows % 4 || cols % 4) {
         transpose(in, out, rows, cols, 0);
         return;
     }
+    constexpr int NT = NTR * NTC;
     const size_t smem = LM == LM_BULK ? (size_t)NT * 1040 * 16 + 16 : (size_t)NT * 1024 * 16;
     static bool attr = false;
     if (!attr) {
-        BENCH_CK(cudaFuncSetAttribute(traw<NT, T, ALONG_R, LM, LD, ST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        BENCH_CK(cudaFuncSetAttribute(traw<NTR, NTC, T, LM, LD, ST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       (int)smem));
         attr = true;
     }
     const int tiles_r = (rows + 63) / 64, tiles_c = (cols + 63) / 64;
-    const int grp_r = ALONG_R ? (tiles_r + NT - 1) / NT : tiles_r;
-    const int grp_c = ALONG_R ? tiles_c : (tiles_c + NT - 1) / NT;
-    traw<NT, T, ALONG_R, LM, LD, ST><<<(unsigned)((long long)grp_r * grp_c), T, smem>>>(in, out, rows, cols, grp_c);
+    const int grp_r = (tiles_r + NTR - 1) / NTR, grp_c = (tiles_c + NTC - 1) / NTC;
+    traw<NTR, NTC, T, LM, LD, ST><<<(unsigned)((long long)grp_r * grp_c), T, smem>>>(in, out, rows, cols, grp_c);
 }
 
 static void launch_ref(const float *in, float *out, int rows, int cols, int, int, int)
@@ -443,35 +577,64 @@ static std::vector<Variant> variants()
     }
     v.push_back({"tv4 64x64 ld st G16 P4", launch_tv4<64, 64, LD_PLAIN, ST_PLAIN>, 16, 4});
     // round 2: raw-layout tiles, all loads of the CTA issued before any store
-    v.push_back({"raw 1xc T256 ld st", launch_traw<1, 256, false, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 1xc T512 ld st", launch_traw<1, 512, false, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 2xc T256 ld st", launch_traw<2, 256, false, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 2xr T256 ld st", launch_traw<2, 256, true, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 2xc T512 ld st", launch_traw<2, 512, false, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 2xr T512 ld st", launch_traw<2, 512, true, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 4xc T256 ld st", launch_traw<4, 256, false, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 4xr T256 ld st", launch_traw<4, 256, true, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 4xc T512 ld st", launch_traw<4, 512, false, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 2xc T256 ldcoh st", launch_traw<2, 256, false, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 2xr T256 ldcoh st", launch_traw<2, 256, true, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 4xc T512 ldcoh st", launch_traw<4, 512, false, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 4xc T256 ldcoh st", launch_traw<4, 256, false, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 4xr T256 ldcoh st", launch_traw<4, 256, true, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
-    v.push_back({"raw 2xc T256 ldcs stcs", launch_traw<2, 256, false, LM_REG, LD_CS, ST_CS>, 0, 0});
-    v.push_back({"raw 2xc T256 ld stcs", launch_traw<2, 256, false, LM_REG, LD_PLAIN, ST_CS>, 0, 0});
+    v.push_back({"raw 1xc T256 ld st", launch_traw<1, 1, 256, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 1xc T512 ld st", launch_traw<1, 1, 512, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 2xc T256 ld st", launch_traw<1, 2, 256, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 2xr T256 ld st", launch_traw<2, 1, 256, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 2xc T512 ld st", launch_traw<1, 2, 512, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 2xr T512 ld st", launch_traw<2, 1, 512, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 4xc T256 ld st", launch_traw<1, 4, 256, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 4xr T256 ld st", launch_traw<4, 1, 256, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 4xc T512 ld st", launch_traw<1, 4, 512, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 2xc T256 ldcoh st", launch_traw<1, 2, 256, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 2xr T256 ldcoh st", launch_traw<2, 1, 256, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 4xc T512 ldcoh st", launch_traw<1, 4, 512, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 4xc T256 ldcoh st", launch_traw<1, 4, 256, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 4xr T256 ldcoh st", launch_traw<4, 1, 256, LM_REG, LD_COH, ST_PLAIN>, 0, 0});
+    v.push_back({"raw 2xc T256 ldcs stcs", launch_traw<1, 2, 256, LM_REG, LD_CS, ST_CS>, 0, 0});
+    v.push_back({"raw 2xc T256 ld stcs", launch_traw<1, 2, 256, LM_REG, LD_PLAIN, ST_CS>, 0, 0});
     // cp.async (LDGSTS) global -> shared
-    v.push_back({"cpasync 1xc T256 st", launch_traw<1, 256, false, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"cpasync 1xc T128 st", launch_traw<1, 128, false, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"cpasync 2xc T256 st", launch_traw<2, 256, false, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"cpasync 2xr T256 st", launch_traw<2, 256, true, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"cpasync 4xc T256 st", launch_traw<4, 256, false, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"cpasync 4xr T512 st", launch_traw<4, 512, true, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"cpasync 2xc T256 stcs", launch_traw<2, 256, false, LM_CPASYNC, LD_PLAIN, ST_CS>, 0, 0});
+    v.push_back({"cpasync 1xc T256 st", launch_traw<1, 1, 256, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"cpasync 1xc T128 st", launch_traw<1, 1, 128, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"cpasync 2xc T256 st", launch_traw<1, 2, 256, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"cpasync 2xr T256 st", launch_traw<2, 1, 256, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"cpasync 4xc T256 st", launch_traw<1, 4, 256, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"cpasync 4xr T512 st", launch_traw<4, 1, 512, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"cpasync 2xc T256 stcs", launch_traw<1, 2, 256, LM_CPASYNC, LD_PLAIN, ST_CS>, 0, 0});
     // cp.async.bulk (TMA engine, 1-D row copies), sm_90
-    v.push_back({"bulk 1xc T256 st", launch_traw<1, 256, false, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"bulk 2xc T256 st", launch_traw<2, 256, false, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"bulk 2xr T256 st", launch_traw<2, 256, true, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
-    v.push_back({"bulk 4xc T512 st", launch_traw<4, 512, false, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"bulk 1xc T256 st", launch_traw<1, 1, 256, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"bulk 2xc T256 st", launch_traw<1, 2, 256, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"bulk 2xr T256 st", launch_traw<2, 1, 256, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"bulk 4xc T512 st", launch_traw<1, 4, 512, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
+    // round 3: one tile per CTA, registers capped for more CTAs per SM, load/store kinds,
+    // bigger tiles with the same bytes per thread (see t3)
+    v.push_back({"R3 t3 64x64 T256 ld st (= ref)", launch_t3<64, 64, 256, 0, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 MINB8 ld st", launch_t3<64, 64, 256, 8, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 MINB8 ld256B st", launch_t3<64, 64, 256, 8, LDH_256B, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 MINB8 ldnoL1.256B st", launch_t3<64, 64, 256, 8, LDH_NOL1_256B, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 MINB8 ldevictfirst st", launch_t3<64, 64, 256, 8, LDH_EVICT_FIRST, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 MINB8 ld stwt", launch_t3<64, 64, 256, 8, LDH_PLAIN, STH_WT>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 ld256B st", launch_t3<64, 64, 256, 0, LDH_256B, STH_PLAIN>, 0, 0});
+    // 32-bit offsets (fewer registers: no spill at 32)
+    v.push_back({"R3 t3 64x64 T256 MINB8 i32 ld st", launch_t3<64, 64, 256, 8, LDH_PLAIN, STH_PLAIN, true>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 MINB8 i32 ld256B st", launch_t3<64, 64, 256, 8, LDH_256B, STH_PLAIN, true>, 0, 0});
+    v.push_back({"R3 t3 128x128 T1024 MINB2 i32 ld st", launch_t3<128, 128, 1024, 2, LDH_PLAIN, STH_PLAIN, true>, 0, 0});
+    // column-major tile order (writes in long runs, reads scattered)
+    v.push_back({"R3 t3 64x64 T256 colmajor ld st", launch_t3<64, 64, 256, 0, LDH_PLAIN, STH_PLAIN, false, true>, 0, 0});
+    v.push_back({"R3 t3 64x64 T256 MINB8 i32 colmajor ld st", launch_t3<64, 64, 256, 8, LDH_PLAIN, STH_PLAIN, true, true>, 0, 0});
+    v.push_back({"R3 t3 64x64 T128 MINB12 ld st", launch_t3<64, 64, 128, 12, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 32x32 T64 MINB32 ld st", launch_t3<32, 32, 64, 32, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 128x128 T1024 MINB2 ld st", launch_t3<128, 128, 1024, 2, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 128x128 T1024 MINB2 ld256B st", launch_t3<128, 128, 1024, 2, LDH_256B, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 128x128 T512 MINB3 ld st", launch_t3<128, 128, 512, 3, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 128x64 T512 MINB4 ld st", launch_t3<128, 64, 512, 4, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 64x128 T512 MINB4 ld st", launch_t3<64, 128, 512, 4, LDH_PLAIN, STH_PLAIN>, 0, 0});
+    v.push_back({"R3 t3 128x64 T512 MINB4 ld256B st", launch_t3<128, 64, 512, 4, LDH_256B, STH_PLAIN>, 0, 0});
+    // round 3: 2 x 2 tiles of 64 x 64 per CTA (512-byte runs on both sides)
+    v.push_back({"R3 cpasync 2x2 T256 st", launch_traw<2, 2, 256, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"R3 cpasync 2x2 T512 st", launch_traw<2, 2, 512, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"R3 raw 2x2 T1024 ld st", launch_traw<2, 2, 1024, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
+    v.push_back({"R3 bulk 2x2 T256 st", launch_traw<2, 2, 256, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
     return v;
 }
 
