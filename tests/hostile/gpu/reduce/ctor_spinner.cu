@@ -1,5 +1,5 @@
 // expect: off_stream|timeout|wrong|crash
-// expect-timeout: 90
+// expect-timeout: 20
 // Class 8 on the GPU (a process spinning the GPU while the yardsticks are measured): a
 // constructor starts a kernel that never ends on a private stream, so the GPU is busy for
 // the rest of the run. The judge's yardsticks and calibration come before the solution is
