@@ -13,6 +13,7 @@
  * otherwise; runs where the sentinel saw another context are void. */
 #include "engine.h"
 #include "link_proto.h"
+#include "grader/proc.h"
 #include "grader/result.h"
 
 #include <math.h>
@@ -50,12 +51,7 @@ enum { PH_SETUP, PH_GENERATE, PH_HASH, PH_POISON, PH_FLUSH, PH_CALL, PH_SNAPSHOT
 static const char *const phase_names[PH_COUNT] = {"setup", "generate", "hash", "poison", "flush",
                                                   "call", "snapshot", "guards", "verify"};
 
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+static double mono_ms(void) { return cl_mono_s() * 1e3; }
 
 struct cl_case {
     const cl_case_conf *conf;
@@ -720,6 +716,13 @@ typedef struct calib {
     int done;
 } calib;
 
+/* The judge's own steps inside a link call so far (prepare_call's and the snapshot's). */
+static double judge_side_ms(const cl_run *run)
+{
+    const double *ph = run->phase_ms;
+    return ph[PH_GENERATE] + ph[PH_HASH] + ph[PH_POISON] + ph[PH_FLUSH] + ph[PH_SNAPSHOT];
+}
+
 /* One call: 0 ran (the checks decide), else the status that ends the case. */
 static case_status make_call(cl_run *run, const cl_checker *chk, void *st, uint64_t seed, int flush,
                              cl_call_timing *t)
@@ -733,13 +736,10 @@ static case_status make_call(cl_run *run, const cl_checker *chk, void *st, uint6
     }
     call_ctx cc = {run, chk, st, seed, flush};
     char msg[1024];
-    double *ph = run->phase_ms, before = mono_ms(), inside = 0;
-    for (int p = PH_GENERATE; p <= PH_SNAPSHOT; p++)
-        inside -= p == PH_CALL ? 0 : ph[p];
+    double before = mono_ms(), judge_before = judge_side_ms(run);
     cl_call_status cs = cl_link_call(run->link, &a, 0, 0, prepare_call, snapshot_outputs, &cc, t, msg, sizeof msg);
-    for (int p = PH_GENERATE; p <= PH_SNAPSHOT; p++)
-        inside += p == PH_CALL ? 0 : ph[p];
-    ph[PH_CALL] += mono_ms() - before - inside; /* the handshake and the solution's call */
+    /* the handshake and the solution's call: the link's time less the judge's own steps in it */
+    run->phase_ms[PH_CALL] += mono_ms() - before - (judge_side_ms(run) - judge_before);
     run->check_seed = secret64(); /* drawn after the call: sampled checks look where nobody knew */
     if (run->after_call)
         run->after_call(run->cb_ctx);

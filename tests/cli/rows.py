@@ -294,7 +294,9 @@ ROWS = [
     dict(name="gpu-arch-native-ok", gpu=True, args=["test", "reduce", "--skeleton"], rc=1),
     dict(name="gpu-arch-refused", gpu=True, args=["bench", "reduce", "--reference", "--arch", "sm_50"], rc=2,
          err=["cannot run"]),
-    dict(name="gpu-ladder-json", gpu=True, args=["ladder", "reduce", "--json"], json=True, timeout=1800),
+    # the table form (gpu_<lab>_ladder_order runs every lab's `ladder LAB --json`)
+    dict(name="gpu-ladder-table", gpu=True, args=["ladder", "reduce"], out=["01_block_tree_atomic", "speed-up"],
+         timeout=1800),
     dict(name="gpu-bench-profile", gpu=True, args=["bench", "reduce", "--reference", "--profile"],
          out=["reduce", "Nsight Compute on"], not_err=["--profile:"], timeout=1800),
     dict(name="gpu-watch-quit", gpu=True, setup=["fetch:reduce"], args=["watch", "--lines"], stdin="q\n", rc=0),

@@ -94,6 +94,34 @@ def expect(p, rc, what):
     check(p.returncode == rc, f"{what}: exit {p.returncode}, wanted {rc}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
 
 
+# ---------------------------------------------------------------- the judge's phase profile
+
+
+def test_phases():
+    """CUDALAB_PHASES=FILE: the judge appends one line per case (lab, kind, case name, total
+    and each phase in ms) and one for its plan and its loading of the solution; unset, no file."""
+    e = Env("phases")
+    try:
+        ws = e.workspace("good")
+        path = os.path.join(e.dir, "phases.txt")
+        expect(e.run("bench", "--runner", A.runner, cwd=ws, env={"CUDALAB_PHASES": path}), 0, "bench with CUDALAB_PHASES")
+        lines = [ln.split("\t") for ln in open(path, encoding="utf-8").read().splitlines()]
+        check(lines and all(len(f) == 4 and f[0] == "selftest" for f in lines), f"lines: {lines}")
+        kinds = [f[1] for f in lines]
+        check("test" in kinds and "bench" in kinds and "plan" in kinds and "load" in kinds, f"kinds: {kinds}")
+        phases = ["total", "setup", "generate", "hash", "poison", "flush", "call", "snapshot", "guards", "verify"]
+        for f in lines:
+            if f[1] in ("test", "bench"):
+                got = dict(kv.split("=") for kv in f[3].split())
+                check(list(got) == phases and all(float(v) >= 0 for v in got.values()), f"phases of {f[2]}: {got}")
+                check(float(got["call"]) <= float(got["total"]) + 0.5, f"call within total: {got}")
+        os.unlink(path)
+        expect(e.run("test", "--runner", A.runner, cwd=ws), 0, "test without CUDALAB_PHASES")
+        check(not os.path.exists(path), "no phase file unless asked")
+    finally:
+        e.cleanup()
+
+
 # ---------------------------------------------------------------- history
 
 def test_history():
