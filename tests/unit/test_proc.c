@@ -1,9 +1,12 @@
 /* test_proc.c: the supervisor: exit codes, signals, timeouts that kill the whole
- * process group, capped output, the verdict pipe and resource limits. */
+ * process group, capped output, the verdict pipe, resource limits and the descriptors a
+ * child inherits. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "grader/proc.h"
@@ -149,6 +152,37 @@ START_TEST(file_size_limit)
 }
 END_TEST
 
+/* Descriptors the parent holds do not reach the child: only stdin, stdout, stderr and the
+ * verdict pipe are open there. One of them sits past 65536 where the limit allows (the old
+ * close loop stopped at 65536). */
+START_TEST(no_descriptor_leaks)
+{
+    struct rlimit rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    struct rlimit raised = rl;
+    if (raised.rlim_max == RLIM_INFINITY || raised.rlim_max > 70001)
+        raised.rlim_cur = 70001;
+    else
+        raised.rlim_cur = raised.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &raised);
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &raised), 0);
+    int low = open("/dev/null", O_RDONLY);                   /* an ordinary descriptor, no CLOEXEC */
+    int high = dup2(low, (int)raised.rlim_cur - 1);          /* the highest one the limit allows */
+    ck_assert(low >= 3 && high > low);
+    char script[256];
+    snprintf(script, sizeof script, "ls /proc/self/fd | tr '\\n' ' '; test -e /proc/self/fd/%d && echo LEAK-LOW; "
+             "test -e /proc/self/fd/%d && echo LEAK-HIGH; exit 0", low, high);
+    cl_proc_result r;
+    ck_assert_int_eq(run_sh(script, 10, &r), 0);
+    ck_assert_msg(!tu_contains(r.output, "LEAK"), "a descriptor reached the child: %s (low %d, high %d)", r.output,
+                  low, high);
+    cl_proc_result_free(&r);
+    close(low);
+    close(high);
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+END_TEST
+
 START_TEST(missing_program)
 {
     char *argv[] = {"/nonexistent/program", NULL};
@@ -176,6 +210,7 @@ int main(void)
     tcase_add_test(tc, output_is_capped);
     tcase_add_test(tc, verdict_pipe_and_stdin);
     tcase_add_test(tc, file_size_limit);
+    tcase_add_test(tc, no_descriptor_leaks);
     tcase_add_test(tc, missing_program);
     suite_add_tcase(s, tc);
     return tu_run(s);
