@@ -483,15 +483,20 @@ static int check_sums(cl_run *run, gemm_state *s)
     return rc;
 }
 
-/* The full report of a wrong C (mismatch.h): every element against its own bound, one
- * thread, only after a check has failed and only where the full check is affordable. */
-static void report_all(cl_run *run, gemm_state *s)
+/* One core's rows [lo, hi) of the full report: each element's fp64 reference and whether
+ * it is within its own bound. */
+typedef struct report_part {
+    const gemm_state *s;
+    long long lo, hi;
+    double *ref;         /* M x N */
+    unsigned char *ok;   /* M x N */
+} report_part;
+static void *report_rows(void *vp)
 {
-    long long M = s->M, N = s->N, K = s->K;
-    cl_mm_shape shape = {"C", 2, {M, N}, {"row", "col"}};
-    cl_mm_tol tol = {0, CL_U16, "fp16 output rounding + fp32 accumulation over K, per element"};
-    cl_mm_acc *mm = cl_report_elements(run, &shape, &tol);
-    for (long long i = 0; i < M; i++)
+    report_part *p = vp;
+    const gemm_state *s = p->s;
+    long long N = s->N, K = s->K;
+    for (long long i = p->lo; i < p->hi; i++)
         for (long long j = 0; j < N; j++) {
             double ref = 0, abs_sum = 0;
             for (long long k = 0; k < K; k++) {
@@ -499,9 +504,40 @@ static void report_all(cl_run *run, gemm_state *s)
                 ref += prod;
                 abs_sum += fabs(prod);
             }
-            double got = c_at(s, i, j);
-            cl_mm_add(mm, i * N + j, ref, got, fabs(got - ref) <= bound(s, ref, abs_sum));
+            p->ref[i * N + j] = ref;
+            p->ok[i * N + j] = fabs(c_at(s, i, j) - ref) <= bound(s, ref, abs_sum);
         }
+    return NULL;
+}
+
+/* The full report of a wrong C (mismatch.h): every element against its own bound, only
+ * after a check has failed and only where the full check is affordable. The references
+ * are computed on every core, then the elements go to the report in order. */
+static void report_all(cl_run *run, gemm_state *s)
+{
+    long long M = s->M, N = s->N, K = s->K;
+    cl_mm_shape shape = {"C", 2, {M, N}, {"row", "col"}};
+    cl_mm_tol tol = {0, CL_U16, "fp16 output rounding + fp32 accumulation over K, per element"};
+    cl_mm_acc *mm = cl_report_elements(run, &shape, &tol);
+    double *ref = malloc((size_t)(M * N) * sizeof *ref);
+    unsigned char *ok = malloc((size_t)(M * N));
+    if (!ref || !ok) {
+        free(ref);
+        free(ok);
+        return; /* no report: the verdict and its first element stand */
+    }
+    int nt = cl_par_threads((double)M * N * K, CL_PAR_MAX);
+    report_part parts[CL_PAR_MAX];
+    long long chunk = (M + nt - 1) / nt;
+    for (int t = 0; t < nt; t++) {
+        long long lo = t * chunk, hi = lo + chunk;
+        parts[t] = (report_part){s, lo < M ? lo : M, hi < M ? hi : M, ref, ok};
+    }
+    cl_par_run(nt, report_rows, parts, sizeof parts[0]);
+    for (long long e = 0; e < M * N; e++)
+        cl_mm_add(mm, e, ref[e], c_at(s, e / N, e % N), ok[e]);
+    free(ref);
+    free(ok);
 }
 
 static int check_all(cl_run *run, gemm_state *s, int full)

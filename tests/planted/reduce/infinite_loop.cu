@@ -1,4 +1,5 @@
 // expect: timeout
+// expect-timeout: 10
 // A kernel that never finishes: it waits for a value that nothing will ever write. (A loop
 // without side effects would be removed by the compiler; this one reads global memory,
 // which it may not remove.) The grader kills the whole runner process group at the lab's
