@@ -281,14 +281,19 @@ static void group_refs(pa_state *s, int t, long long seq, long long g)
         }
         for (long long k = 0; k < ctx; k++)
             sum += score[k] = exp(score[k] - mx);
-        for (long long d = 0; d < D; d++) {
-            double ref = 0, mag = 0;
-            for (long long k = 0; k < ctx; k++) {
-                ref += score[k] * (double)vbuf[k * D + d];
-                mag += score[k] * fabs((double)vbuf[k * D + d]);
+        /* p . V row by row (V's rows are contiguous: the inner loop vectorises) */
+        double ref[128] = {0}, mag[128] = {0};
+        for (long long k = 0; k < ctx; k++) {
+            const double p = score[k];
+            const float *v = vbuf + k * D;
+            for (long long d = 0; d < D; d++) {
+                ref[d] += p * (double)v[d];
+                mag[d] += p * fabs((double)v[d]);
             }
-            s->ref[qoff + (uint64_t)d] = ref / sum;
-            s->mag[qoff + (uint64_t)d] = mag / sum;
+        }
+        for (long long d = 0; d < D; d++) {
+            s->ref[qoff + (uint64_t)d] = ref[d] / sum;
+            s->mag[qoff + (uint64_t)d] = mag[d] / sum;
         }
     }
 }
