@@ -192,24 +192,26 @@ static inline int det_overlap(det_box a, det_box b)
     return a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
 }
 
-/* One thread's share of a det_clean pass: the boxes todo[lo, hi) are tested against their
+/* A det_clean pass: the boxes todo[lo, hi) of each slice are tested against their
  * neighbours on the boxes as they were at the start of the pass (read only), and the later
- * box of each ambiguous pair is listed in found[] (grown as needed). */
-typedef struct det_clean_part {
+ * box of each ambiguous pair is listed in the slice's found[t] (grown as needed). */
+typedef struct det_clean_pass {
     const det_box *b;
     const det_grid *g;
     const int *todo;
-    int lo, hi, pass;
+    int pass;
     float t;
     double rel_margin;
-    int *found, nfound, cap, oom;
-} det_clean_part;
+    int *found[CL_PAR_MAX], nfound[CL_PAR_MAX], cap[CL_PAR_MAX], oom[CL_PAR_MAX];
+} det_clean_pass;
 
-static void *det_clean_scan(void *vp)
+static void det_clean_scan(void *ctx, int th, long long lo_q, long long hi_q)
 {
-    det_clean_part *p = (det_clean_part *)vp;
+    det_clean_pass *p = (det_clean_pass *)ctx;
     const det_box *b = p->b;
-    for (int q = p->lo; q < p->hi; q++) {
+    p->nfound[th] = 0;
+    p->oom[th] = 0;
+    for (long long q = lo_q; q < hi_q; q++) {
         int d = p->todo[q];
         int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(p->g, b[d], lo, hi);
         for (int c = 0; c < cells; c++)
@@ -224,20 +226,19 @@ static void *det_clean_scan(void *vp)
                 det_inter_union(b[i], b[j], &inter, &uni);
                 if (!det_ambiguous(inter, uni, p->t, p->rel_margin))
                     continue;
-                if (p->nfound == p->cap) {
-                    int cap = p->cap ? 2 * p->cap : 256;
-                    int *f = (int *)realloc(p->found, (size_t)cap * sizeof(int));
+                if (p->nfound[th] == p->cap[th]) {
+                    int cap = p->cap[th] ? 2 * p->cap[th] : 256;
+                    int *f = (int *)realloc(p->found[th], (size_t)cap * sizeof(int));
                     if (!f) {
-                        p->oom = 1;
-                        return NULL;
+                        p->oom[th] = 1;
+                        return;
                     }
-                    p->found = f;
-                    p->cap = cap;
+                    p->found[th] = f;
+                    p->cap[th] = cap;
                 }
-                p->found[p->nfound++] = j;
+                p->found[th][p->nfound[th]++] = j;
             }
     }
-    return NULL;
 }
 
 /* Adjusts boxes of b[0..n) (integer-valued, inside [0, canvas]) until no overlapping pair
@@ -254,13 +255,16 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
     size_t un = (size_t)(n > 0 ? n : 1);
     int *todo = (int *)malloc(un * 2 * sizeof(int));
     unsigned char *mark = (unsigned char *)calloc(un, 1);
-    det_clean_part parts[CL_PAR_MAX];
-    memset(parts, 0, sizeof parts);
     if (!todo || !mark) {
         free(todo);
         free(mark);
         return -1;
     }
+    det_clean_pass scan;
+    memset(&scan, 0, sizeof scan);
+    scan.b = b;
+    scan.t = t;
+    scan.rel_margin = rel_margin;
     int *next = todo + un, ntodo = 0, moved = 0, rc = -1;
     for (int i = 0; i < n; i++)
         if (det_solid(b[i]))
@@ -268,26 +272,15 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
     for (int pass = 0; pass < 64; pass++) {
         det_grid g;
         det_grid_build(&g, b, n, start, items);
-        int nt = cl_par_threads((double)ntodo * 400, CL_PAR_MAX), oom = 0;
-        int chunk = (ntodo + nt - 1) / nt;
-        for (int th = 0; th < nt; th++) {
-            int lo = th * chunk, hi = lo + chunk;
-            parts[th].b = b;
-            parts[th].g = &g;
-            parts[th].todo = todo;
-            parts[th].lo = lo < ntodo ? lo : ntodo;
-            parts[th].hi = hi < ntodo ? hi : ntodo;
-            parts[th].pass = pass;
-            parts[th].t = t;
-            parts[th].rel_margin = rel_margin;
-            parts[th].nfound = 0;
-        }
-        cl_par_run(nt, det_clean_scan, parts, sizeof parts[0]);
+        scan.g = &g;
+        scan.todo = todo;
+        scan.pass = pass;
+        int nt = cl_par_for(ntodo, (double)ntodo * 400, CL_PAR_MAX, det_clean_scan, &scan), oom = 0;
         int nnext = 0;
         for (int th = 0; th < nt; th++) {
-            oom |= parts[th].oom;
-            for (int q = 0; q < parts[th].nfound; q++) {
-                int j = parts[th].found[q];
+            oom |= scan.oom[th];
+            for (int q = 0; q < scan.nfound[th]; q++) {
+                int j = scan.found[th][q];
                 if (mark[j])
                     continue;
                 mark[j] = 1;
@@ -313,7 +306,7 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
         ntodo = nnext;
     }
     for (int th = 0; th < CL_PAR_MAX; th++)
-        free(parts[th].found);
+        free(scan.found[th]);
     free(todo < next ? todo : next);
     free(mark);
     return rc;

@@ -267,82 +267,62 @@ static int run_check(cl_run *run, gemm_state *s, check_part *tmpl, long long nro
 
 /* ---- the three kinds of check ---- */
 
-/* The first NaN of C[lo, hi), on one core (a part of scan_nan). */
-typedef struct nan_part {
+/* scan_nan's slices: the first NaN of each (-1: none). */
+typedef struct nan_scan {
     const uint16_t *c;
-    size_t lo, hi, first; /* first: hi when there is none */
-} nan_part;
-static void *find_nan(void *vp)
+    long long first[CL_PAR_MAX];
+} nan_scan;
+static void find_nan(void *ctx, int t, long long lo, long long hi)
 {
-    nan_part *p = vp;
-    p->first = p->hi;
-    for (size_t e = p->lo; e < p->hi; e++)
-        if ((p->c[e] & 0x7C00u) == 0x7C00u && (p->c[e] & 0x03FFu)) {
-            p->first = e;
-            break;
+    nan_scan *n = ctx;
+    n->first[t] = -1;
+    for (long long e = lo; e < hi; e++)
+        if ((n->c[e] & 0x7C00u) == 0x7C00u && (n->c[e] & 0x03FFu)) {
+            n->first[t] = e;
+            return;
         }
-    return NULL;
 }
 
 /* Every element of C, after every call, on every core: the first NaN is reported. */
 static int scan_nan(cl_run *run, gemm_state *s)
 {
-    size_t mn = (size_t)s->M * s->N;
-    int nt = cl_par_threads((double)mn, CL_PAR_MAX);
-    nan_part parts[CL_PAR_MAX];
-    size_t chunk = (mn + (size_t)nt - 1) / (size_t)nt;
+    long long mn = s->M * s->N;
+    nan_scan scan = {.c = s->hC};
+    int nt = cl_par_for(mn, (double)mn, CL_PAR_MAX, find_nan, &scan);
     for (int t = 0; t < nt; t++) {
-        size_t lo = (size_t)t * chunk, hi = lo + chunk;
-        parts[t] = (nan_part){s->hC, lo < mn ? lo : mn, hi < mn ? hi : mn, 0};
-    }
-    cl_par_run(nt, find_nan, parts, sizeof parts[0]);
-    for (int t = 0; t < nt; t++) {
-        if (parts[t].first == parts[t].hi)
+        if (scan.first[t] < 0)
             continue;
-        size_t e = parts[t].first;
-        {
-            long long i = (long long)(e / s->N), j = (long long)(e % s->N);
-            double ref = 0;
-            for (long long k = 0; k < s->K; k++) ref += a_at(s, i, k) * b_at(s, k, j);
-            char where[96];
-            snprintf(where, sizeof where, "C[%lld][%lld]", i, j);
-            return cl_mismatch(run, where, ref, NAN,
-                               "%s is NaN (expected %.6g): never written (C starts as NaN before each call), or "
-                               "the sum produced one.%s",
-                               where, ref, (i >= s->M - s->M % 16 || j >= s->N - s->N % 16)
-                                   ? " It is in the last partial row or column of tiles: are edge tiles skipped?"
-                                   : "");
-        }
+        long long i = scan.first[t] / s->N, j = scan.first[t] % s->N;
+        double ref = 0;
+        for (long long k = 0; k < s->K; k++) ref += a_at(s, i, k) * b_at(s, k, j);
+        char where[96];
+        snprintf(where, sizeof where, "C[%lld][%lld]", i, j);
+        return cl_mismatch(run, where, ref, NAN,
+                           "%s is NaN (expected %.6g): never written (C starts as NaN before each call), or "
+                           "the sum produced one.%s",
+                           where, ref, (i >= s->M - s->M % 16 || j >= s->N - s->N % 16)
+                               ? " It is in the last partial row or column of tiles: are edge tiles skipped?"
+                               : "");
     }
     return 0;
 }
 
-typedef struct gen_part {
-    const gemm_state *s;
-    long long lo, hi;
+/* All of A (which = 0) or all of B, as fp32, from the generator: a slice of it. */
+typedef struct gen_job {
+    const cl_gen *g;
     float *dst;
-    int which; /* 0: all of A, 1: all of B */
-} gen_part;
-static void *gen_inputs(void *vp)
+} gen_job;
+static void gen_inputs(void *ctx, int t, long long lo, long long hi)
 {
-    gen_part *p = vp;
-    if (p->which == 0)
-        for (long long e = p->lo; e < p->hi; e++) p->dst[e] = cl_f16_to_f32(cl_gen_f16(&p->s->ga, (uint64_t)e));
-    else
-        for (long long e = p->lo; e < p->hi; e++) p->dst[e] = cl_f16_to_f32(cl_gen_f16(&p->s->gb, (uint64_t)e));
-    return NULL;
+    (void)t;
+    gen_job *j = ctx;
+    for (long long e = lo; e < hi; e++) j->dst[e] = cl_f16_to_f32(cl_gen_f16(j->g, (uint64_t)e));
 }
 static void generate_host(gemm_state *s, int which)
 {
     long long total = which == 0 ? s->M * s->K : s->K * s->N;
-    int n = cl_par_threads((double)total * 20, CL_PAR_MAX);
-    gen_part parts[CL_PAR_MAX];
-    long long chunk = (total + n - 1) / n;
-    for (int t = 0; t < n; t++) {
-        long long lo = t * chunk, hi = (t + 1) * chunk;
-        parts[t] = (gen_part){s, lo < total ? lo : total, hi < total ? hi : total, which == 0 ? s->hA : s->hB, which};
-    }
-    cl_par_run(n, gen_inputs, parts, sizeof parts[0]);
+    gen_job job = {which == 0 ? &s->ga : &s->gb, which == 0 ? s->hA : s->hB};
+    cl_par_for(total, (double)total * 20, CL_PAR_MAX, gen_inputs, &job);
 }
 
 static int check_full(cl_run *run, gemm_state *s)
@@ -483,20 +463,20 @@ static int check_sums(cl_run *run, gemm_state *s)
     return rc;
 }
 
-/* One core's rows [lo, hi) of the full report: each element's fp64 reference and whether
- * it is within its own bound. */
-typedef struct report_part {
+/* report_all's slices of rows: each element's fp64 reference and whether it is within its
+ * own bound. */
+typedef struct report_job {
     const gemm_state *s;
-    long long lo, hi;
-    double *ref;         /* M x N */
-    unsigned char *ok;   /* M x N */
-} report_part;
-static void *report_rows(void *vp)
+    double *ref;       /* M x N */
+    unsigned char *ok; /* M x N */
+} report_job;
+static void report_rows(void *ctx, int t, long long lo, long long hi)
 {
-    report_part *p = vp;
+    (void)t;
+    report_job *p = ctx;
     const gemm_state *s = p->s;
     long long N = s->N, K = s->K;
-    for (long long i = p->lo; i < p->hi; i++)
+    for (long long i = lo; i < hi; i++)
         for (long long j = 0; j < N; j++) {
             double ref = 0, abs_sum = 0;
             for (long long k = 0; k < K; k++) {
@@ -507,7 +487,6 @@ static void *report_rows(void *vp)
             p->ref[i * N + j] = ref;
             p->ok[i * N + j] = fabs(c_at(s, i, j) - ref) <= bound(s, ref, abs_sum);
         }
-    return NULL;
 }
 
 /* The full report of a wrong C (mismatch.h): every element against its own bound, only
@@ -519,25 +498,14 @@ static void report_all(cl_run *run, gemm_state *s)
     cl_mm_shape shape = {"C", 2, {M, N}, {"row", "col"}};
     cl_mm_tol tol = {0, CL_U16, "fp16 output rounding + fp32 accumulation over K, per element"};
     cl_mm_acc *mm = cl_report_elements(run, &shape, &tol);
-    double *ref = malloc((size_t)(M * N) * sizeof *ref);
-    unsigned char *ok = malloc((size_t)(M * N));
-    if (!ref || !ok) {
-        free(ref);
-        free(ok);
-        return; /* no report: the verdict and its first element stand */
-    }
-    int nt = cl_par_threads((double)M * N * K, CL_PAR_MAX);
-    report_part parts[CL_PAR_MAX];
-    long long chunk = (M + nt - 1) / nt;
-    for (int t = 0; t < nt; t++) {
-        long long lo = t * chunk, hi = lo + chunk;
-        parts[t] = (report_part){s, lo < M ? lo : M, hi < M ? hi : M, ref, ok};
-    }
-    cl_par_run(nt, report_rows, parts, sizeof parts[0]);
-    for (long long e = 0; e < M * N; e++)
-        cl_mm_add(mm, e, ref[e], c_at(s, e / N, e % N), ok[e]);
-    free(ref);
-    free(ok);
+    report_job job = {s, malloc((size_t)(M * N) * sizeof(double)), malloc((size_t)(M * N))};
+    if (job.ref && job.ok) {
+        cl_par_for(M, (double)M * N * K, CL_PAR_MAX, report_rows, &job);
+        for (long long e = 0; e < M * N; e++)
+            cl_mm_add(mm, e, job.ref[e], c_at(s, e / N, e % N), job.ok[e]);
+    } /* else no report: the verdict and its first element stand */
+    free(job.ref);
+    free(job.ok);
 }
 
 static int check_all(cl_run *run, gemm_state *s, int full)

@@ -194,10 +194,16 @@ static int args(cl_run *run, void *st, cl_args *a)
 
 /* ---- verification ---- */
 
+/* The lab's rule for one element: an IoU of exactly 0 must be 0; else within rel. */
+static int iou_ok(const iou_state *s, float exp, float got)
+{
+    return exp == 0.0f ? got == 0.0f : cl_close(got, exp, 0.0, s->rel);
+}
+
 static int check_one(cl_run *run, const iou_state *s, int i, int j, float got)
 {
     float exp = det_iou_f32(s->a[i], s->b[j]);
-    int ok = exp == 0.0f ? got == 0.0f : cl_close(got, exp, 0.0, s->rel);
+    int ok = iou_ok(s, exp, got);
     cl_mm_add(s->mm, (long long)i * s->n + j, exp, got, ok);
     if (ok)
         return 0;
@@ -220,25 +226,24 @@ static int check_one(cl_run *run, const iou_state *s, int i, int j, float got)
                        (double)b->x1, (double)b->y1, (double)b->x2, (double)b->y2, why, s->rel);
 }
 
-/* Whether rows [lo, hi) of the downloaded block (row r0 of out first) are all right, on
- * one core, with no report: a part of check_rows's first look. */
-typedef struct rows_part {
+/* check_rows's first look, a slice of the downloaded block's rows on each core, with no
+ * report: whether each slice is all right. */
+typedef struct rows_scan {
     const iou_state *s;
-    int r0, lo, hi, bad;
-} rows_part;
-static void *rows_ok(void *vp)
+    int r0;
+    int bad[CL_PAR_MAX];
+} rows_scan;
+static void rows_ok(void *ctx, int t, long long lo, long long hi)
 {
-    rows_part *p = vp;
+    rows_scan *p = ctx;
     const iou_state *s = p->s;
-    for (int r = p->lo; r < p->hi && !p->bad; r++)
-        for (int j = 0; j < s->n; j++) {
-            float exp = det_iou_f32(s->a[p->r0 + r], s->b[j]), got = s->rows[(size_t)r * (size_t)s->n + (size_t)j];
-            if (!(exp == 0.0f ? got == 0.0f : cl_close(got, exp, 0.0, s->rel))) {
-                p->bad = 1;
-                break;
+    p->bad[t] = 0;
+    for (long long r = lo; r < hi; r++)
+        for (int j = 0; j < s->n; j++)
+            if (!iou_ok(s, det_iou_f32(s->a[p->r0 + r], s->b[j]), s->rows[(size_t)r * (size_t)s->n + (size_t)j])) {
+                p->bad[t] = 1;
+                return;
             }
-        }
-    return NULL;
 }
 
 /* Downloads rows [r0, r0 + count) and checks every element: first on every core, then,
@@ -248,16 +253,10 @@ static int check_rows(cl_run *run, iou_state *s, int r0, int count)
     size_t n = (size_t)s->n;
     if (cl_download(run, s->rows, s->d_out + (size_t)r0 * n, (size_t)count * n * 4))
         return -1;
-    int nt = cl_par_threads((double)count * (double)n * 8, CL_PAR_MAX), any_bad = 0;
-    rows_part parts[CL_PAR_MAX];
-    int chunk = (count + nt - 1) / nt;
-    for (int t = 0; t < nt; t++) {
-        int lo = t * chunk, hi = lo + chunk;
-        parts[t] = (rows_part){s, r0, lo < count ? lo : count, hi < count ? hi : count, 0};
-    }
-    cl_par_run(nt, rows_ok, parts, sizeof parts[0]);
+    rows_scan scan = {.s = s, .r0 = r0};
+    int nt = cl_par_for(count, (double)count * (double)n * 8, CL_PAR_MAX, rows_ok, &scan), any_bad = 0;
     for (int t = 0; t < nt; t++)
-        any_bad |= parts[t].bad;
+        any_bad |= scan.bad[t];
     if (!any_bad) {
         cl_mm_add_passed(s->mm, (long long)r0 * s->n, (long long)count * s->n);
         return 0;

@@ -1,5 +1,6 @@
 /* parallel.h: how a checker spreads its CPU work (fp64 references, input generation) over
- * the machine's cores. The judge is idle while a checker verifies, and a big case's
+ * the machine's cores: cl_par_run for parts of the caller's own making, cl_par_for for a
+ * range cut into equal slices. The judge is idle while a checker verifies, and a big case's
  * reference on one core was most of the time a lab's grading took. */
 #ifndef CUDALAB_LABS_PARALLEL_H
 #define CUDALAB_LABS_PARALLEL_H
@@ -35,6 +36,38 @@ static inline void cl_par_run(int n, void *(*fn)(void *), void *args, size_t arg
     fn(args);
     for (int t = 1; t < n; t++)
         if (started[t]) pthread_join(th[t], NULL);
+}
+
+/* fn(ctx, t, lo, hi) over [0, n) cut into equal slices, slice t on thread t, on as many
+ * threads as `work` is worth (cl_par_threads). Returns the number of slices: a caller keeps
+ * what each slice found in arrays of CL_PAR_MAX, indexed by t, and reads them in order. */
+typedef void (*cl_par_range_fn)(void *ctx, int t, long long lo, long long hi);
+
+typedef struct cl_par_slice {
+    cl_par_range_fn fn;
+    void *ctx;
+    int t;
+    long long lo, hi;
+} cl_par_slice;
+
+static inline void *cl_par_slice_run(void *v)
+{
+    cl_par_slice *s = (cl_par_slice *)v;
+    s->fn(s->ctx, s->t, s->lo, s->hi);
+    return NULL;
+}
+
+static inline int cl_par_for(long long n, double work, int cap, cl_par_range_fn fn, void *ctx)
+{
+    int nt = cl_par_threads(work, cap);
+    cl_par_slice slices[CL_PAR_MAX];
+    long long chunk = (n + nt - 1) / nt;
+    for (int t = 0; t < nt; t++) {
+        long long lo = t * chunk, hi = lo + chunk;
+        slices[t] = (cl_par_slice){fn, ctx, t, lo < n ? lo : n, hi < n ? hi : n};
+    }
+    cl_par_run(nt, cl_par_slice_run, slices, sizeof slices[0]);
+    return nt;
 }
 
 #endif

@@ -170,31 +170,31 @@ static void make_extras(topo_state *s, uint64_t seed)
     qsort(s->extra, (size_t)s->nextra, sizeof s->extra[0], cmp_edge);
 }
 
-/* A slice [lo, hi) of the row loops of build_graph, for one thread. */
-typedef struct build_part {
+/* The row loops of build_graph, a slice [lo, hi) on each thread. */
+typedef struct build_job {
     topo_state *s;
     uint64_t seed;
-    long long lo, hi;
-} build_part;
+} build_job;
 
 /* Row lengths (before extras) by node id, for ranks lo..hi-1. */
-static void *degrees_part(void *v)
+static void degrees_part(void *ctx, int t, long long lo, long long hi)
 {
-    build_part *b = v;
+    (void)t;
+    build_job *b = ctx;
     topo_state *s = b->s;
-    for (long long r = b->lo; r < b->hi; r++) {
+    for (long long r = lo; r < hi; r++) {
         const topo_piece *p = &s->pieces[find_piece(s, r)];
         s->row_ptr[s->id_of[r] + 1] = (int)(piece_degree(p, r - p->off, b->seed) * s->dup);
     }
-    return NULL;
 }
 
 /* The generated edges of node ids lo..hi-1 (each row is its own slice of col). */
-static void *edges_part(void *v)
+static void edges_part(void *ctx, int t, long long lo, long long hi)
 {
-    build_part *b = v;
+    (void)t;
+    build_job *b = ctx;
     topo_state *s = b->s;
-    for (long long u = b->lo; u < b->hi; u++) {
+    for (long long u = lo; u < hi; u++) {
         long long r = s->rank_of[u];
         const topo_piece *p = &s->pieces[find_piece(s, r)];
         long long rel = r - p->off, deg = piece_degree(p, rel, b->seed);
@@ -205,20 +205,6 @@ static void *edges_part(void *v)
                 *out++ = v;
         }
     }
-    return NULL;
-}
-
-/* fn over 0..n-1 in equal slices, on as many threads as the work is worth. */
-static void over_rows(topo_state *s, uint64_t seed, long long n, double work, void *(*fn)(void *))
-{
-    int nt = cl_par_threads(work, CL_PAR_MAX);
-    build_part parts[CL_PAR_MAX];
-    long long chunk = (n + nt - 1) / nt;
-    for (int t = 0; t < nt; t++) {
-        long long lo = t * chunk, hi = (t + 1) * chunk;
-        parts[t] = (build_part){s, seed, lo < n ? lo : n, hi < n ? hi : n};
-    }
-    cl_par_run(nt, fn, parts, sizeof parts[0]);
 }
 
 /* Builds the CSR of this seed into s->row_ptr / s->col. The permutation and the offsets
@@ -242,14 +228,15 @@ static void build_graph(topo_state *s, uint64_t seed)
 
     /* row lengths by node id, then offsets */
     s->row_ptr[0] = 0;
-    over_rows(s, seed, n, (double)n * 8, degrees_part);
+    build_job job = {s, seed};
+    cl_par_for(n, (double)n * 8, CL_PAR_MAX, degrees_part, &job);
     for (int e = 0; e < s->nextra; e++)
         s->row_ptr[s->id_of[s->extra[e].src] + 1]++;
     for (long long u = 0; u < n; u++)
         s->row_ptr[u + 1] += s->row_ptr[u];
 
     /* edges, row by row; extras go last in their row */
-    over_rows(s, seed, n, (double)s->m * 4, edges_part);
+    cl_par_for(n, (double)s->m * 4, CL_PAR_MAX, edges_part, &job);
     /* extras: sorted by source rank, so equal sources are adjacent */
     for (int e = 0; e < s->nextra;) {
         int src = s->extra[e].src, u = s->id_of[src];
@@ -440,46 +427,38 @@ static long long run_kahn(cl_run *run, topo_state *s)
     return placed;
 }
 
-/* The first edge u -> v of rows [lo, hi) that does not go forward in the answer. */
-typedef struct edge_part {
+/* check_all_edges's slices of rows: the first edge of each that does not go forward in the
+ * answer (bad_u -1: none). */
+typedef struct edge_scan {
     const topo_state *s;
-    long long lo, hi;
-    long long bad_u; /* -1: none */
-    int bad_k;
-} edge_part;
-static void *backward_part(void *vp)
+    long long bad_u[CL_PAR_MAX];
+    int bad_k[CL_PAR_MAX];
+} edge_scan;
+static void backward_part(void *ctx, int t, long long lo, long long hi)
 {
-    edge_part *p = vp;
-    const topo_state *s = p->s;
-    p->bad_u = -1;
-    for (long long u = p->lo; u < p->hi; u++) {
+    edge_scan *e = ctx;
+    const topo_state *s = e->s;
+    e->bad_u[t] = -1;
+    for (long long u = lo; u < hi; u++) {
         int pu = s->pos[u];
         for (int k = s->row_ptr[u]; k < s->row_ptr[u + 1]; k++)
             if (pu >= s->pos[s->col[k]]) {
-                p->bad_u = u;
-                p->bad_k = k;
-                return NULL;
+                e->bad_u[t] = u;
+                e->bad_k[t] = k;
+                return;
             }
     }
-    return NULL;
 }
 
 /* Every edge, on every core: 0 all go forward, 1 the first that does not is reported. */
 static int check_all_edges(cl_run *run, const topo_state *s)
 {
-    long long n = s->n;
-    int nt = cl_par_threads((double)s->m * 4, CL_PAR_MAX);
-    edge_part parts[CL_PAR_MAX];
-    long long chunk = (n + nt - 1) / nt;
-    for (int t = 0; t < nt; t++) {
-        long long lo = t * chunk, hi = (t + 1) * chunk;
-        parts[t] = (edge_part){s, lo < n ? lo : n, hi < n ? hi : n, -1, 0};
-    }
-    cl_par_run(nt, backward_part, parts, sizeof parts[0]);
+    edge_scan scan = {.s = s};
+    int nt = cl_par_for(s->n, (double)s->m * 4, CL_PAR_MAX, backward_part, &scan);
     for (int t = 0; t < nt; t++)
-        if (parts[t].bad_u >= 0) {
-            long long u = parts[t].bad_u;
-            int v = s->col[parts[t].bad_k];
+        if (scan.bad_u[t] >= 0) {
+            long long u = scan.bad_u[t];
+            int v = s->col[scan.bad_k[t]];
             return cl_failf(run, "edge %lld -> %d goes backward: node %lld is at order[%d], node %d at order[%d]", u,
                             v, u, s->pos[u], v, s->pos[v]);
         }

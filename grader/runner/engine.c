@@ -1228,11 +1228,17 @@ static case_status setup_failure(cl_run *run)
     return ST_ERROR;
 }
 
+/* The CUDALAB_PHASES file, opened to append a line; NULL when none is named. */
+static FILE *phases_file(void)
+{
+    const char *path = getenv("CUDALAB_PHASES");
+    return path && *path ? fopen(path, "a") : NULL;
+}
+
 /* One line for the case in the CUDALAB_PHASES file, if one is named. */
 static void write_phases(const cl_run *run, const cl_case_conf *cc, double total_ms)
 {
-    const char *path = getenv("CUDALAB_PHASES");
-    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    FILE *f = phases_file();
     if (!f)
         return;
     fprintf(f, "%s\t%s\t%s\ttotal=%.1f", run->lab->name, cc->bench ? "bench" : "test", cc->name, total_ms);
@@ -1242,14 +1248,14 @@ static void write_phases(const cl_run *run, const cl_case_conf *cc, double total
     fclose(f);
 }
 
+/* ... and one for a step outside the cases (the plan, loading the solution). */
 static void write_span(const cl_run *run, const char *what, double ms)
 {
-    const char *path = getenv("CUDALAB_PHASES");
-    FILE *f = path && *path ? fopen(path, "a") : NULL;
-    if (f) {
-        fprintf(f, "%s\t%s\t-\ttotal=%.1f\n", run->lab->name, what, ms);
-        fclose(f);
-    }
+    FILE *f = phases_file();
+    if (!f)
+        return;
+    fprintf(f, "%s\t%s\t-\ttotal=%.1f\n", run->lab->name, what, ms);
+    fclose(f);
 }
 
 /* One selected case, correctness or bench, from its start line to its verdict line and the
