@@ -490,8 +490,12 @@ static int topo_judge(cl_run *run, topo_state *s, int full, int *cyclic_out)
                            "the graph has a cycle (the CPU's Kahn placed %lld of %lld nodes) but *status = 0",
                            placed, n);
     if (!cyclic && s->status_h != 0)
-        return cl_mismatch(run, "*status", 0, s->status_h,
-                           "the graph is acyclic (the CPU's Kahn placed all %lld nodes) but *status = 1", n);
+        return s->have_kahn ? cl_mismatch(run, "*status", 0, s->status_h,
+                                          "the graph is acyclic (the CPU's Kahn placed all %lld nodes) but *status = 1",
+                                          n)
+                            : cl_mismatch(run, "*status", 0, s->status_h,
+                                          "the graph is acyclic (built so: every edge goes down a level) but "
+                                          "*status = 1");
     if (cyclic)
         return 0; /* order is ignored */
     if (n == 0) {

@@ -57,6 +57,24 @@ START_TEST(topo_missed_cycle_is_wrong)
 }
 END_TEST
 
+/* The timed runs after the CPU Kahn stops being timed are checked as hard as the others:
+ * every edge, and the acyclic bench graph known to be acyclic. */
+START_TEST(topo_timed_lie_backward_edge_is_wrong)
+{
+    grade("topo_sort", "topo_sort_host_lies_when_timed", 1);
+    expect(CL_V_WRONG, "goes backward");
+    ck_assert_msg(tu_contains(r.message, "timed run"), "caught at a timed run: %s", r.message);
+}
+END_TEST
+
+START_TEST(topo_timed_false_cycle_is_wrong)
+{
+    grade("topo_sort", "topo_sort_host_cycle_when_timed", 1);
+    expect(CL_V_WRONG, "*status = 1");
+    ck_assert_msg(tu_contains(r.message, "timed run"), "caught at a timed run: %s", r.message);
+}
+END_TEST
+
 START_TEST(paged_fp32_passes_every_case)
 {
     grade("paged_attention", "paged_attention_host", 0);
@@ -90,6 +108,8 @@ int main(void)
     tcase_add_test(tc, topo_bench_reports_the_cpu_kahn);
     tcase_add_test(tc, topo_bfs_order_goes_backward);
     tcase_add_test(tc, topo_missed_cycle_is_wrong);
+    tcase_add_test(tc, topo_timed_lie_backward_edge_is_wrong);
+    tcase_add_test(tc, topo_timed_false_cycle_is_wrong);
     tcase_add_test(tc, paged_fp32_passes_every_case);
     tcase_add_test(tc, paged_contiguous_cache_is_wrong);
     tcase_add_test(tc, paged_missing_max_is_wrong_on_large_logits);
