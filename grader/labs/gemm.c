@@ -1,8 +1,8 @@
 /* gemm.c: the checker of the gemm lab: C = A * B, fp16 row-major, fp32 accumulation.
  *
- * Inputs come from gen.h (generated on the device, recomputable on the CPU). The output
- * is always downloaded whole and scanned for NaN (outputs start as NaN, so an unwritten
- * element is caught anywhere). Then, in fp64 on the CPU:
+ * Inputs come from gen.h (generated on the device, recomputable on the CPU). After every
+ * call the whole output is scanned for NaN on the GPU (outputs start as NaN, so an
+ * unwritten element is caught anywhere). Then, in fp64 on the CPU:
  *   - small problems (M N K <= 2^31): every element, on all cores;
  *   - large problems: a grid of sampled rows x columns (first and last rows and columns
  *     always among them: corners and edges) against the generators, plus, in a full
@@ -267,44 +267,24 @@ static int run_check(cl_run *run, gemm_state *s, check_part *tmpl, long long nro
 
 /* ---- the three kinds of check ---- */
 
-/* scan_nan's slices: the first NaN of each (-1: none). */
-typedef struct nan_scan {
-    const uint16_t *c;
-    long long first[CL_PAR_MAX];
-} nan_scan;
-static void find_nan(void *ctx, int t, long long lo, long long hi)
-{
-    nan_scan *n = ctx;
-    n->first[t] = -1;
-    for (long long e = lo; e < hi; e++)
-        if ((n->c[e] & 0x7C00u) == 0x7C00u && (n->c[e] & 0x03FFu)) {
-            n->first[t] = e;
-            return;
-        }
-}
-
-/* Every element of C, after every call, on every core: the first NaN is reported. */
+/* Every element of C, after every call, where C is (on the GPU: nothing is downloaded for
+ * it): the first NaN is reported. */
 static int scan_nan(cl_run *run, gemm_state *s)
 {
-    long long mn = s->M * s->N;
-    nan_scan scan = {.c = s->hC};
-    int nt = cl_par_for(mn, (double)mn, CL_PAR_MAX, find_nan, &scan);
-    for (int t = 0; t < nt; t++) {
-        if (scan.first[t] < 0)
-            continue;
-        long long i = scan.first[t] / s->N, j = scan.first[t] % s->N;
-        double ref = 0;
-        for (long long k = 0; k < s->K; k++) ref += a_at(s, i, k) * b_at(s, k, j);
-        char where[96];
-        snprintf(where, sizeof where, "C[%lld][%lld]", i, j);
-        return cl_mismatch(run, where, ref, NAN,
-                           "%s is NaN (expected %.6g): never written (C starts as NaN before each call), or "
-                           "the sum produced one.%s",
-                           where, ref, (i >= s->M - s->M % 16 || j >= s->N - s->N % 16)
-                               ? " It is in the last partial row or column of tiles: are edge tiles skipped?"
-                               : "");
-    }
-    return 0;
+    long long e;
+    if (cl_find_nan16(run, s->C, (size_t)(s->M * s->N), &e)) return -1;
+    if (e < 0) return 0;
+    long long i = e / s->N, j = e % s->N;
+    double ref = 0;
+    for (long long k = 0; k < s->K; k++) ref += a_at(s, i, k) * b_at(s, k, j);
+    char where[96];
+    snprintf(where, sizeof where, "C[%lld][%lld]", i, j);
+    return cl_mismatch(run, where, ref, NAN,
+                       "%s is NaN (expected %.6g): never written (C starts as NaN before each call), or "
+                       "the sum produced one.%s",
+                       where, ref, (i >= s->M - s->M % 16 || j >= s->N - s->N % 16)
+                           ? " It is in the last partial row or column of tiles: are edge tiles skipped?"
+                           : "");
 }
 
 /* All of A (which = 0) or all of B, as fp32, from the generator: a slice of it. */
@@ -346,11 +326,15 @@ static long long pick(long long *out, long long count, long long n, uint64_t see
     return count;
 }
 
-static int check_sampled(cl_run *run, gemm_state *s, long long nr, long long nc, uint64_t seed)
+/* fetch_rows: hC does not hold C yet; only the sampled rows are downloaded. */
+static int check_sampled(cl_run *run, gemm_state *s, long long nr, long long nc, uint64_t seed, int fetch_rows)
 {
     long long rows[SAMPLE_FULL], cols[SAMPLE_FULL];
     nr = pick(rows, nr, s->M, seed);
     nc = pick(cols, nc, s->N, seed ^ 0x5A5A5A5Aull);
+    for (long long r = 0; fetch_rows && r < nr; r++)
+        if (cl_download(run, s->hC + rows[r] * s->N, (const uint16_t *)s->C + rows[r] * s->N, (size_t)s->N * 2))
+            return -1;
     float *arows = malloc((size_t)(nr + nc) * s->K * sizeof(float));
     if (!arows) return cl_errorf(run, "out of host memory for the sampled check");
     float *bcols = arows + nr * s->K;
@@ -508,27 +492,25 @@ static void report_all(cl_run *run, gemm_state *s)
     free(job.ok);
 }
 
-static int check_all(cl_run *run, gemm_state *s, int full)
-{
-    int rc = scan_nan(run, s);
-    if (rc) return rc;
-    double macs = (double)s->M * (double)s->N * (double)s->K;
-    if (full && macs <= (double)FULL_LIMIT) return check_full(run, s);
-    uint64_t seed = cl_mix64(cl_check_seed(run) ^ (full ? 0x1111ull : 0x2222ull));
-    rc = full ? check_sampled(run, s, SAMPLE_FULL, SAMPLE_FULL, seed)
-              : check_sampled(run, s, SAMPLE_QUICK_ROWS, SAMPLE_QUICK_COLS, seed);
-    if (rc || !full) return rc;
-    return check_sums(run, s);
-}
-
+/* After every call: no NaN anywhere in C, then sampled rows x columns. A full check
+ * downloads all of C and checks every element where that is affordable, else a larger
+ * sample and the checksums; a failed one reports every element where it is affordable. */
 static int verify(cl_run *run, void *vs, int full)
 {
     gemm_state *s = vs;
+    int rc = scan_nan(run, s);
+    if (rc) return rc;
+    uint64_t seed = cl_mix64(cl_check_seed(run) ^ (full ? 0x1111ull : 0x2222ull));
+    if (!full) return check_sampled(run, s, SAMPLE_QUICK_ROWS, SAMPLE_QUICK_COLS, seed, 1);
     if (cl_download(run, s->hC, s->C, (size_t)s->M * s->N * 2)) return -1;
-    int rc = check_all(run, s, full);
-    if (rc == 1 && full && (double)s->M * (double)s->N * (double)s->K <= (double)FULL_LIMIT)
-        report_all(run, s);
-    return rc;
+    int small = (double)s->M * (double)s->N * (double)s->K <= (double)FULL_LIMIT;
+    if (small) {
+        rc = check_full(run, s);
+        if (rc == 1) report_all(run, s);
+        return rc;
+    }
+    rc = check_sampled(run, s, SAMPLE_FULL, SAMPLE_FULL, seed, 0);
+    return rc ? rc : check_sums(run, s);
 }
 
 const cl_checker cl_checker_gemm = {"gemm", sizeof(gemm_state), setup, generate, args, verify, NULL};

@@ -57,6 +57,9 @@ int be_hash(const void *p, size_t bytes, uint64_t key, uint64_t *h);
 /* fp64 sum and sum of |x| of count generated elements, straight from the generator: a
  * reference no solution can have touched. */
 int be_gen_sum(size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum);
+/* The index of the first fp16 NaN among count halves at p, or -1 (a grader kernel on the
+ * GPU: a checker's scan of a whole output without downloading it). */
+int be_find_nan16(const void *p, size_t count, long long *first);
 /* L2 flush before a timed call (a grader kernel on the judge's stream). */
 int be_flush_l2(void);
 

@@ -148,6 +148,7 @@ __global__ void sentinel_kernel(volatile unsigned int *stop, unsigned long long 
 __global__ void stamp_kernel(unsigned long long *stamp, unsigned int *stop);
 __global__ void stop_kernel(unsigned int *stop);
 __global__ void hash_kernel(const unsigned long long *p, size_t n8, unsigned long long key, unsigned long long *out);
+__global__ void find_nan16_kernel(const uint4 *p8, size_t n8, unsigned long long *first);
 
 // Every grader kernel launched once at start: a first launch may set resources up with a
 // device-wide wait, which would never end while a sentinel spins.
@@ -160,6 +161,7 @@ static cudaError_t warm_up(void)
     stamp_kernel<<<1, 1, 0, g_stream>>>(g_stamps, NULL);
     hash_kernel<<<1, 32, 0, g_stream>>>((const unsigned long long *)g_flush_buf, 4, 0, g_hash_acc);
     cl_flush_and_wait<<<1, 32, 0, g_stream>>>((const float4 *)g_flush_buf, 4, 0, g_sink);
+    find_nan16_kernel<<<1, 32, 0, g_stream>>>((const uint4 *)g_flush_buf, 4, g_hash_acc);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
@@ -374,6 +376,54 @@ extern "C" int be_hash(const void *p, size_t bytes, uint64_t key, uint64_t *h)
     if (bytes % 8)
         acc += cl_mix64(tail ^ key ^ ((unsigned long long)n8 * 8ull * 0x9E3779B97F4A7C15ull));
     *h = acc ^ bytes;
+    return 0;
+}
+
+// The first fp16 NaN (exponent all ones, mantissa not zero) among n8 groups of eight
+// halves, by index: 16-byte loads, the smallest index kept by atomicMin.
+__host__ __device__ __forceinline__ bool is_nan16(unsigned h) { return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu); }
+__global__ void find_nan16_kernel(const uint4 *p8, size_t n8, unsigned long long *first)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n8; i += stride) {
+        uint4 v = p8[i];
+        unsigned w[4] = {v.x, v.y, v.z, v.w};
+        for (int k = 0; k < 8; k++)
+            if (is_nan16(k & 1 ? w[k >> 1] >> 16 : w[k >> 1] & 0xFFFFu)) {
+                atomicMin(first, (unsigned long long)(i * 8 + k));
+                return; /* this thread's later elements have larger indices */
+            }
+    }
+}
+
+extern "C" int be_find_nan16(const void *p, size_t count, long long *first)
+{
+    unsigned long long *d_first = g_hash_acc, found = ~0ull;
+    size_t n8 = (uintptr_t)p % 16 ? 0 : count / 8; /* (buffers are 16-byte aligned; else all on the host) */
+    if (n8) {
+        CUDA_TRY(cudaMemsetAsync(d_first, 0xFF, sizeof *d_first, g_stream), "cudaMemset");
+        int sms = 0;
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+        size_t want = (n8 + 255) / 256;
+        unsigned blocks = (unsigned)(want < (size_t)sms * 8 ? want : (size_t)sms * 8);
+        find_nan16_kernel<<<blocks, 256, 0, g_stream>>>((const uint4 *)p, n8, d_first);
+        CUDA_TRY(cudaGetLastError(), "NaN scan kernel");
+        CUDA_TRY(cudaMemcpyAsync(&found, d_first, sizeof found, cudaMemcpyDeviceToHost, g_stream), "copy");
+    }
+    uint16_t tail[4096];
+    size_t done = n8 * 8;
+    CUDA_TRY(cudaStreamSynchronize(g_stream), "NaN scan");
+    while (found == ~0ull && done < count) { /* what the vector loads did not cover */
+        size_t n = count - done < 4096 ? count - done : 4096;
+        CUDA_TRY(cudaMemcpy(tail, (const uint16_t *)p + done, n * 2, cudaMemcpyDeviceToHost), "copy");
+        for (size_t k = 0; k < n; k++)
+            if (is_nan16(tail[k])) {
+                found = done + k;
+                break;
+            }
+        done += n;
+    }
+    *first = found == ~0ull ? -1 : (long long)found;
     return 0;
 }
 

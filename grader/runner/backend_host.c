@@ -123,6 +123,18 @@ int be_hash(const void *p, size_t bytes, uint64_t key, uint64_t *h)
     return 0;
 }
 
+int be_find_nan16(const void *p, size_t count, long long *first)
+{
+    const uint16_t *h = p;
+    *first = -1;
+    for (size_t i = 0; i < count; i++)
+        if ((h[i] & 0x7C00u) == 0x7C00u && (h[i] & 0x03FFu)) {
+            *first = (long long)i;
+            break;
+        }
+    return 0;
+}
+
 int be_gen_sum(size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum)
 {
     double s = 0, a = 0;

@@ -13,6 +13,7 @@
  * otherwise; runs where the sentinel saw another context are void. */
 #include "engine.h"
 #include "link_proto.h"
+#include "grader/phases.h"
 #include "grader/proc.h"
 #include "grader/result.h"
 
@@ -421,6 +422,12 @@ int cl_download(cl_run *run, void *host, const void *dev, size_t bytes)
     return bytes == 0 || be_download(host, checked_address(run, dev, bytes), bytes) == 0
                ? 0
                : cl_errorf(run, "%s", be_error());
+}
+
+int cl_find_nan16(cl_run *run, const void *dev, size_t count, long long *first)
+{
+    return be_find_nan16(checked_address(run, dev, count * 2), count, first) == 0 ? 0
+                                                                                : cl_errorf(run, "%s", be_error());
 }
 
 int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g)
@@ -1228,34 +1235,17 @@ static case_status setup_failure(cl_run *run)
     return ST_ERROR;
 }
 
-/* The CUDALAB_PHASES file, opened to append a line; NULL when none is named. */
-static FILE *phases_file(void)
-{
-    const char *path = getenv("CUDALAB_PHASES");
-    return path && *path ? fopen(path, "a") : NULL;
-}
-
 /* One line for the case in the CUDALAB_PHASES file, if one is named. */
 static void write_phases(const cl_run *run, const cl_case_conf *cc, double total_ms)
 {
-    FILE *f = phases_file();
-    if (!f)
+    if (!cl_phases_on())
         return;
-    fprintf(f, "%s\t%s\t%s\ttotal=%.1f", run->lab->name, cc->bench ? "bench" : "test", cc->name, total_ms);
-    for (int p = 0; p < PH_COUNT; p++)
-        fprintf(f, " %s=%.1f", phase_names[p], run->phase_ms[p]);
-    fputc('\n', f);
-    fclose(f);
-}
-
-/* ... and one for a step outside the cases (the plan, loading the solution). */
-static void write_span(const cl_run *run, const char *what, double ms)
-{
-    FILE *f = phases_file();
-    if (!f)
-        return;
-    fprintf(f, "%s\t%s\t-\ttotal=%.1f\n", run->lab->name, what, ms);
-    fclose(f);
+    char parts[512];
+    int at = 0;
+    for (int p = 0; p < PH_COUNT && at < (int)sizeof parts; p++)
+        at += snprintf(parts + at, sizeof parts - (size_t)at, "%s%s=%.1f", p ? " " : "", phase_names[p],
+                       run->phase_ms[p]);
+    cl_phases_line(run->lab->name, cc->bench ? "bench" : "test", cc->name, total_ms, parts);
 }
 
 /* One selected case, correctness or bench, from its start line to its verdict line and the
@@ -1345,8 +1335,8 @@ int cl_engine_run(const cl_engine_opts *o, const be_device *dev, cl_verdict_out 
     if (rc == CL_ENGINE_OK && !o->plan) {
         double t1 = mono_ms();
         rc = load_solution(o, out);
-        write_span(run, "plan", t1 - t0);
-        write_span(run, "load", mono_ms() - t1);
+        cl_phases_line(o->lab->name, "plan", NULL, t1 - t0, NULL);
+        cl_phases_line(o->lab->name, "load", NULL, mono_ms() - t1, NULL);
         if (rc == CL_ENGINE_OK) {
             rc = run_cases(run, o, vo, cal, out);
             reset_outcome(run);

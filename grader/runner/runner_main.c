@@ -32,6 +32,8 @@
 #include "engine.h"
 #include "grader/compile.h"
 #include "grader/labconf.h"
+#include "grader/phases.h"
+#include "grader/proc.h"
 #include "grader/result.h"
 #include "link.h"
 #include "link_proto.h"
@@ -362,9 +364,12 @@ static int start_solution_process(cl_verdict_out *vo, const run_opts *ro, const 
         setenv("CUDALAB_UNGATED", "1", 1);
     for (int attempt = 0;; attempt++) {
         int tool = ro->sanitize ? CL_TOOL_SANITIZER : ro->profiled ? CL_TOOL_PROFILER : CL_TOOL_NONE;
-        /* (CUPTI costs the exec a second to start: only where the Tensor Core check needs it) */
-        if (cl_link_start(link, exec, ro->solution, lab->entry, ro->sanitize ? wrap : NULL, tool,
-                          lab->metric == CL_METRIC_TFLOPS || getenv("CUDALAB_TEST_KERNELS_RAN"),
+        /* (CUPTI costs the exec a second to start: only where the Tensor Core check needs it,
+         * and only in a run that checks correctness, whose kernels are the ones it names: a
+         * bench run's names would add nothing) */
+        int name_kernels = (lab->metric == CL_METRIC_TFLOPS && strcmp(ro->mode, "bench")) ||
+                           getenv("CUDALAB_TEST_KERNELS_RAN");
+        if (cl_link_start(link, exec, ro->solution, lab->entry, ro->sanitize ? wrap : NULL, tool, name_kernels,
                           ro->file_limit, msg, sizeof msg)) {
             cl_link_stop(link);
             return stop(vo, CL_RUN_JUDGE_ERROR, msg);
@@ -428,13 +433,26 @@ int main(int argc, char **argv)
     const cl_checker *chk;
     be_device dev;
     size_t budget;
+    double t0 = cl_mono_s();
     if (open_lab_and_device(&vo, ro.yaml, &lab, &chk, &dev, &budget))
         return 0; /* the done line says why */
-    cl_link link;
-    if (start_solution_process(&vo, &ro, &lab, &link))
+    double t1 = cl_mono_s();
+    /* plan mode loads nothing: it needs no solution process */
+    cl_link link, *lp = ro.plan ? NULL : &link;
+    if (lp && start_solution_process(&vo, &ro, &lab, lp))
         return 0;
-    run_and_report(&vo, &ro, &lab, chk, &dev, budget, seed, &link);
-    cl_link_stop(&link);
+    double t2 = cl_mono_s();
+    run_and_report(&vo, &ro, &lab, chk, &dev, budget, seed, lp);
+    double t3 = cl_mono_s();
+    if (lp)
+        cl_link_stop(lp);
+    if (cl_phases_on()) { /* the judge's own steps around the cases */
+        double t4 = cl_mono_s();
+        char parts[160];
+        snprintf(parts, sizeof parts, "device=%.1f exec=%.1f cases=%.1f stop=%.1f", (t1 - t0) * 1e3,
+                 (t2 - t1) * 1e3, (t3 - t2) * 1e3, (t4 - t3) * 1e3);
+        cl_phases_line(lab.name, "judge", ro.mode, (t4 - t0) * 1e3, parts);
+    }
     fflush(stdout);
     fflush(stderr);
     _exit(0);

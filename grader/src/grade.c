@@ -18,6 +18,7 @@
 #include "grader/compile.h"
 #include "grader/elfinfo.h"
 #include "grader/labconf.h"
+#include "grader/phases.h"
 #include "grader/proc.h"
 #include "grader/report.h"
 #include "grader/sass.h"
@@ -420,7 +421,10 @@ static int run_runner(grader *g, const char *so, const char *mode, int quick, co
     /* the nonce is in this process's memory: no process of the same user may read it
      * (where Landlock does not already keep the solution's process out) */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    if (cl_proc_run(&po, &ro->proc, &err)) {
+    double t0 = cl_mono_s();
+    int failed = cl_proc_run(&po, &ro->proc, &err);
+    cl_phases_line(g->lab.name, "runner", mode, (cl_mono_s() - t0) * 1e3, NULL);
+    if (failed) {
         cl_result_set(g->r, CL_V_ERROR, "cannot start the runner: %s", err.msg);
         return -1;
     }
@@ -834,7 +838,10 @@ static void cublas_ceilings(grader *g, yardstick *y)
     progress(g, "timing cuBLAS on the same shapes (in its own process)");
     double tf[CL_MAX_CASES] = {0};
     cl_err err;
-    if (cl_cublas_tflops(n, (const long long (*)[3])shapes, tf, &err))
+    double t0 = cl_mono_s();
+    int failed = cl_cublas_tflops(n, (const long long (*)[3])shapes, tf, &err);
+    cl_phases_line(g->lab.name, "cublas", NULL, (cl_mono_s() - t0) * 1e3, NULL);
+    if (failed)
         return;
     for (int k = 0; k < n; k++)
         y->cublas_tflops[idx[k]] = tf[k];
@@ -1007,7 +1014,10 @@ static int measure_yardsticks(grader *g, yardstick *y)
         return GO;
     cl_ceilings ceil;
     memset(&ceil, 0, sizeof ceil);
-    if (cl_ceilings_get(0, &ceil, g->o->progress, g->o->ctx, g->err)) {
+    double t0 = cl_mono_s();
+    int failed = cl_ceilings_get(0, &ceil, g->o->progress, g->o->ctx, g->err);
+    cl_phases_line(g->lab.name, "ceilings", NULL, (cl_mono_s() - t0) * 1e3, NULL);
+    if (failed) {
         cl_result_set(r, CL_V_ERROR, "cannot measure this GPU's ceilings: %s", g->err->msg);
         return STOP;
     }
@@ -1141,5 +1151,11 @@ int cl_grade(const cl_grade_opts *o, cl_result *r, cl_err *err)
     cl_lab_free(&g.lab);
     free(g.sass);
     r->seconds = cl_mono_s() - t0;
+    if (cl_phases_on()) {
+        char parts[128];
+        snprintf(parts, sizeof parts, "compile=%.1f test=%.1f bench=%.1f", r->compile_s * 1e3, r->test_s * 1e3,
+                 r->bench_s * 1e3);
+        cl_phases_line(o->lab, "grading", NULL, r->seconds * 1e3, parts);
+    }
     return 0;
 }

@@ -99,7 +99,8 @@ def expect(p, rc, what):
 
 def test_phases():
     """CUDALAB_PHASES=FILE: the judge appends one line per case (lab, kind, case name, total
-    and each phase in ms) and one for its plan and its loading of the solution; unset, no file."""
+    and each phase in ms), one for its plan, its loading of the solution and its own steps
+    (judge); the parent one per judge run (runner) and one for the grading; unset, no file."""
     e = Env("phases")
     try:
         ws = e.workspace("good")
@@ -108,13 +109,24 @@ def test_phases():
         lines = [ln.split("\t") for ln in open(path, encoding="utf-8").read().splitlines()]
         check(lines and all(len(f) == 4 and f[0] == "selftest" for f in lines), f"lines: {lines}")
         kinds = [f[1] for f in lines]
-        check("test" in kinds and "bench" in kinds and "plan" in kinds and "load" in kinds, f"kinds: {kinds}")
+        check(all(k in kinds for k in ("test", "bench", "plan", "load", "judge", "runner", "grading")), f"kinds: {kinds}")
         phases = ["total", "setup", "generate", "hash", "poison", "flush", "call", "snapshot", "guards", "verify"]
         for f in lines:
             if f[1] in ("test", "bench"):
                 got = dict(kv.split("=") for kv in f[3].split())
                 check(list(got) == phases and all(float(v) >= 0 for v in got.values()), f"phases of {f[2]}: {got}")
                 check(float(got["call"]) <= float(got["total"]) + 0.5, f"call within total: {got}")
+            if f[1] == "judge":  # the judge's own steps, per run: its device, the solution's process, ...
+                got = dict(kv.split("=") for kv in f[3].split())
+                check(f[2] in ("test", "bench") and list(got) == ["total", "device", "exec", "cases", "stop"],
+                      f"judge line: {f}")
+            if f[1] == "grading":
+                got = dict(kv.split("=") for kv in f[3].split())
+                check(list(got) == ["total", "compile", "test", "bench"] and float(got["bench"]) > 0, f"grading line: {f}")
+        runners = [float(f[3].split("=")[1]) for f in lines if f[1] == "runner"]
+        judges = [float(f[3].split()[0].split("=")[1]) for f in lines if f[1] == "judge"]
+        check(len(runners) == 2 and len(judges) == 2 and all(r >= j for r, j in zip(runners, judges)),
+              f"the parent's wall time of each judge run covers the judge's own: {runners} {judges}")
         os.unlink(path)
         expect(e.run("test", "--runner", A.runner, cwd=ws), 0, "test without CUDALAB_PHASES")
         check(not os.path.exists(path), "no phase file unless asked")

@@ -258,6 +258,14 @@ START_TEST(gemm_checker_catches_b_read_column_major)
 }
 END_TEST
 
+START_TEST(gemm_checker_catches_an_unwritten_corner)
+{
+    grade("gemm", "gemm_host_unwritten_corner", 0, 240);
+    expect(CL_V_WRONG, "is NaN");
+    ck_assert(tu_contains(r.cases[1].where, "C[16][16]")); /* 17x17x16: the first case with M, N > 1 */
+}
+END_TEST
+
 int main(void)
 {
     /* the fixture home: the self-test lab, plus the reduce and gemm labs (symlinks) */
@@ -290,6 +298,7 @@ int main(void)
     tcase_add_test(tc, reduce_checker_catches_a_dropped_tail);
     tcase_add_test(tc, gemm_checker_accepts_fp32_accumulation);
     tcase_add_test(tc, gemm_checker_catches_b_read_column_major);
+    tcase_add_test(tc, gemm_checker_catches_an_unwritten_corner);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

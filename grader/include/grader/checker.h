@@ -95,6 +95,11 @@ int cl_download(cl_run *run, void *host, const void *dev, size_t bytes);
 /* Fills count elements of type t at dev with generator g (runs on the device). */
 int cl_fill(cl_run *run, void *dev, size_t count, cl_dtype t, const cl_gen *g);
 
+/* The index of the first fp16 NaN among count elements at dev (an output: its snapshot),
+ * or -1 in *first: scanned where the data is (on the GPU), so a checker that samples an
+ * output need not download all of it to know every element was written. */
+int cl_find_nan16(cl_run *run, const void *dev, size_t count, long long *first);
+
 /* fp64 sum and sum of magnitudes of count elements straight from generator g: a reference
  * value no solution can have touched. */
 int cl_gen_sum(cl_run *run, size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum);
