@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "i18n.h"
+#include "grader/compile.h"
 #include "grader/proc.h"
 #include "paths.h"
 
@@ -71,16 +72,23 @@ static void from_json(json_t *j, cl_ceilings *c)
 int cl_ceilings_get(int refresh, cl_ceilings *c, void (*progress)(void *, const char *), void *ctx, cl_err *err)
 {
     memset(c, 0, sizeof *c);
-    json_t *id;
-    const char *args_id[] = {"--identify"};
-    if (cl_probe_json(args_id, 1, 120, &id, err))
-        return -1;
-    from_json(id, c);
-    json_decref(id);
     char dir[CL_PATH_MAX];
     if (cl_cache_dir(dir, sizeof dir, err))
         return -1;
-    snprintf(c->cache_path, sizeof c->cache_path, "%s/device-%s-%d.json", dir, c->uuid, c->driver_version);
+    /* the cache is kept per GPU and driver: named by nvidia-smi (a few ms), else by the
+     * probe (a CUDA process, a few hundred ms) */
+    char uuid[80], driver[64];
+    if (cl_gpu_identity(uuid, sizeof uuid, driver, sizeof driver) == 0) {
+        snprintf(c->cache_path, sizeof c->cache_path, "%s/device-%s-%s.json", dir, uuid, driver);
+    } else {
+        json_t *id;
+        const char *args_id[] = {"--identify"};
+        if (cl_probe_json(args_id, 1, 120, &id, err))
+            return -1;
+        from_json(id, c);
+        json_decref(id);
+        snprintf(c->cache_path, sizeof c->cache_path, "%s/device-%s-%d.json", dir, c->uuid, c->driver_version);
+    }
     if (!refresh && cl_file_exists(c->cache_path)) {
         json_error_t je;
         json_t *j = json_load_file(c->cache_path, 0, &je);

@@ -69,21 +69,52 @@ int cl_cuda_tool(const char *name, char *out, size_t n)
     return access(out, X_OK) == 0 ? 0 : -1;
 }
 
-void cl_detect_gpu(cl_gpu_info *gpu)
+/* nvidia-smi's answer to a --query-gpu for the first visible GPU (nvidia-smi numbers GPUs
+ * its own way: it is passed the first CUDA_VISIBLE_DEVICES entry); NULL when none is
+ * visible or nvidia-smi is missing or fails. The caller frees it. */
+static char *smi_query(const char *fields)
 {
-    memset(gpu, 0, sizeof *gpu);
-    /* nvidia-smi numbers GPUs its own way; pass it the first CUDA_VISIBLE_DEVICES entry */
     char sel[128] = "0";
     const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
     if (cvd) {
         if (!*cvd || !strcmp(cvd, "-1") || !strcmp(cvd, "none"))
-            return; /* no device visible */
+            return NULL; /* no device visible */
         snprintf(sel, sizeof sel, "%.*s", (int)strcspn(cvd, ","), cvd);
     }
-    char *argv[] = {"nvidia-smi", "--query-gpu=compute_cap,name", "--format=csv,noheader", "-i", sel, NULL};
+    char query[128];
+    snprintf(query, sizeof query, "--query-gpu=%s", fields);
+    char *argv[] = {"nvidia-smi", query, "--format=csv,noheader", "-i", sel, NULL};
     char *out = NULL;
     cl_err err;
-    if (cl_proc_capture(argv, 20, 1u << 20, &out, &err) == 0 && out) {
+    if (cl_proc_capture(argv, 20, 1u << 20, &out, &err) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int cl_gpu_identity(char *uuid, size_t uuid_n, char *driver, size_t driver_n)
+{
+    char *out = smi_query("uuid,driver_version");
+    char u[80] = "", d[64] = "";
+    int ok = out && sscanf(out, "%79[^,], %63[0-9.]", u, d) == 2 && !strncmp(u, "GPU-", 4) && d[0];
+    free(out);
+    if (!ok)
+        return -1;
+    snprintf(uuid, uuid_n, "%s", u);
+    snprintf(driver, driver_n, "%s", d);
+    return 0;
+}
+
+void cl_detect_gpu(cl_gpu_info *gpu)
+{
+    memset(gpu, 0, sizeof *gpu);
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (cvd && (!*cvd || !strcmp(cvd, "-1") || !strcmp(cvd, "none")))
+        return; /* no device visible */
+    char *out = smi_query("compute_cap,name");
+    cl_err err;
+    if (out) {
         int ma, mi;
         char name[128] = "";
         if (sscanf(out, "%d.%d, %127[^\n]", &ma, &mi, name) >= 2) {

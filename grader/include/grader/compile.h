@@ -41,6 +41,9 @@ typedef struct cl_compile_result {
 /* The first visible GPU (honours CUDA_VISIBLE_DEVICES), asked of nvidia-smi, else of
  * cudalab-probe. Never initialises CUDA in this process. */
 void cl_detect_gpu(cl_gpu_info *gpu);
+/* The first visible GPU's UUID ("GPU-...") and driver version ("580.159.04"), asked of
+ * nvidia-smi; -1 without nvidia-smi or a GPU. */
+int cl_gpu_identity(char *uuid, size_t uuid_n, char *driver, size_t driver_n);
 /* The nvcc to use: $CUDALAB_NVCC, nvcc on PATH, or /usr/local/cuda/bin/nvcc; NULL if none. */
 const char *cl_nvcc_path(void);
 
