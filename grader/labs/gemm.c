@@ -379,71 +379,164 @@ static int locate(cl_run *run, gemm_state *s, int is_row, long long idx, double 
                     is_row ? "row" : "column", idx, got_sum, exact_sum, tol);
 }
 
-/* Exact row and column checksums of all of C against the inputs (the engine has already
- * checked, by a keyed hash, that they are the generated ones). fp16 values summed in fp64 are exact here; the bound is
- * the sum of the element bounds over the row or column. */
-static int check_sums(cl_run *run, gemm_state *s)
+/* check_sums' work, in slices on every core. Per row i of C: its sum and the exact one
+ * (sum_k A_ik rowB_k), with the bound's terms; per column j the same (sum_k colA_k B_kj);
+ * the sums over columns of A and of C are kept per slice and added in slice order. */
+typedef struct sums_job {
+    gemm_state *s;
+    const uint16_t *raw;              /* A or B as downloaded (fp16), while converting */
+    float *dst;
+    double *part;                     /* CL_PAR_MAX slices x 2 width: partial column sums */
+    long long width;                  /* K (A's columns) or N (C's columns) */
+    double *rowB, *absRowB;           /* K */
+    double *colA, *absColA;           /* K */
+    double *got, *abs_got, *exact, *abs_exact; /* M (rows) or N (columns) */
+} sums_job;
+
+static void sums_convert(void *ctx, int t, long long lo, long long hi)
 {
-    long long M = s->M, N = s->N, K = s->K;
-    size_t mk = (size_t)M * K, kn = (size_t)K * N;
-    uint16_t *tmp = malloc((mk > kn ? mk : kn) * 2);
-    double *v = calloc((size_t)(4 * K + 2 * N), sizeof(double));
-    if (!tmp || !v) {
-        free(tmp);
-        free(v);
-        return cl_errorf(run, "out of host memory for the checksums");
+    (void)t;
+    sums_job *j = ctx;
+    for (long long e = lo; e < hi; e++) j->dst[e] = cl_f16_to_f32(j->raw[e]);
+}
+/* rows [lo, hi) of A: partial sums over i of A_ik and |A_ik| */
+static void sums_col_a(void *ctx, int t, long long lo, long long hi)
+{
+    sums_job *j = ctx;
+    long long K = j->s->K;
+    double *col = j->part + (size_t)t * 2 * K, *abs_col = col + K;
+    for (long long i = lo; i < hi; i++)
+        for (long long k = 0; k < K; k++) {
+            double a = j->s->hA[i * K + k];
+            col[k] += a;
+            abs_col[k] += fabs(a);
+        }
+}
+/* rows [lo, hi) of B: sum over j of B_kj and |B_kj| */
+static void sums_row_b(void *ctx, int t, long long lo, long long hi)
+{
+    (void)t;
+    sums_job *j = ctx;
+    long long N = j->s->N;
+    for (long long k = lo; k < hi; k++) {
+        double r = 0, a = 0;
+        for (long long c = 0; c < N; c++) {
+            double b = j->s->hB[k * N + c];
+            r += b;
+            a += fabs(b);
+        }
+        j->rowB[k] = r;
+        j->absRowB[k] = a;
     }
-    int rc = cl_download(run, tmp, s->A, mk * 2);
-    for (size_t e = 0; !rc && e < mk; e++) s->hA[e] = cl_f16_to_f32(tmp[e]);
-    if (!rc) rc = cl_download(run, tmp, s->B, kn * 2);
-    for (size_t e = 0; !rc && e < kn; e++) s->hB[e] = cl_f16_to_f32(tmp[e]);
-    free(tmp);
-    double *colA = v, *absColA = v + K;             /* sum_i A_ik, sum_i |A_ik| */
-    double *rowB = v + 2 * K, *absRowB = v + 3 * K; /* sum_j B_kj, sum_j |B_kj| */
-    double *colC = v + 4 * K, *absColC = colC + N;  /* sum_i C_ij, sum_i |C_ij| */
-    if (!rc) {
-        for (long long i = 0; i < M; i++)
-            for (long long k = 0; k < K; k++) {
-                double a = s->hA[i * K + k];
-                colA[k] += a;
-                absColA[k] += fabs(a);
-            }
-        for (long long k = 0; k < K; k++)
-            for (long long j = 0; j < N; j++) {
-                double b = s->hB[k * N + j];
-                rowB[k] += b;
-                absRowB[k] += fabs(b);
-            }
-    }
-    for (long long i = 0; i < M && !rc; i++) { /* rows: sum_j C_ij = sum_k A_ik rowB_k */
+}
+/* rows [lo, hi) of C: each row's sum and exact sum; partial sums over i of C_ij, |C_ij| */
+static void sums_rows_c(void *ctx, int t, long long lo, long long hi)
+{
+    sums_job *j = ctx;
+    const gemm_state *s = j->s;
+    long long N = s->N, K = s->K;
+    double *col = j->part + (size_t)t * 2 * N, *abs_col = col + N;
+    for (long long i = lo; i < hi; i++) {
         double got = 0, abs_got = 0, exact = 0, abs_s = 0;
-        for (long long j = 0; j < N; j++) {
-            double c = c_at(s, i, j);
-            got += c;
-            abs_got += fabs(c);
-            colC[j] += c;
-            absColC[j] += fabs(c);
+        for (long long c = 0; c < N; c++) {
+            double v = c_at(s, i, c);
+            got += v;
+            abs_got += fabs(v);
+            col[c] += v;
+            abs_col[c] += fabs(v);
         }
         for (long long k = 0; k < K; k++) {
             double a = s->hA[i * K + k];
-            exact += a * rowB[k];
-            abs_s += fabs(a) * absRowB[k];
+            exact += a * j->rowB[k];
+            abs_s += fabs(a) * j->absRowB[k];
         }
-        double tol = (CL_U16 * abs_got + s->acc * K * CL_U32 * abs_s + N * 0x1p-24) / (1 - CL_U16) + 1e-12 * abs_s;
-        if (!(fabs(got - exact) <= tol)) rc = locate(run, s, 1, i, got, exact, tol);
+        j->got[i] = got;
+        j->abs_got[i] = abs_got;
+        j->exact[i] = exact;
+        j->abs_exact[i] = abs_s;
     }
-    for (long long j = 0; j < N && !rc; j++) { /* columns: sum_i C_ij = sum_k colA_k B_kj */
-        double exact = 0, abs_s = 0;
-        for (long long k = 0; k < K; k++) {
-            double b = s->hB[k * N + j];
-            exact += colA[k] * b;
-            abs_s += absColA[k] * fabs(b);
+}
+/* columns [lo, hi) of C: sum over k of colA_k B_kj (B read row by row) */
+static void sums_cols_exact(void *ctx, int t, long long lo, long long hi)
+{
+    (void)t;
+    sums_job *j = ctx;
+    const gemm_state *s = j->s;
+    long long N = s->N, K = s->K;
+    for (long long c = lo; c < hi; c++) j->exact[c] = j->abs_exact[c] = 0;
+    for (long long k = 0; k < K; k++) {
+        const float *brow = s->hB + k * N;
+        double ca = j->colA[k], aca = j->absColA[k];
+        for (long long c = lo; c < hi; c++) {
+            j->exact[c] += ca * brow[c];
+            j->abs_exact[c] += aca * fabs((double)brow[c]);
         }
-        double tol =
-            (CL_U16 * absColC[j] + s->acc * K * CL_U32 * abs_s + M * 0x1p-24) / (1 - CL_U16) + 1e-12 * abs_s;
-        if (!(fabs(colC[j] - exact) <= tol)) rc = locate(run, s, 0, j, colC[j], exact, tol);
+    }
+}
+
+/* Slices' partial sums (2 x width each) added in slice order into out (2 x width). */
+static void sums_merge(const double *part, int nt, long long width, double *out)
+{
+    for (long long e = 0; e < 2 * width; e++) out[e] = 0;
+    for (int t = 0; t < nt; t++)
+        for (long long e = 0; e < 2 * width; e++) out[e] += part[(size_t)t * 2 * width + e];
+}
+
+/* A as fp32 in hA (which = 0) or B in hB, from the device copy the solution was given. */
+static int download_input(cl_run *run, gemm_state *s, int which, uint16_t *tmp)
+{
+    size_t count = which == 0 ? (size_t)s->M * s->K : (size_t)s->K * s->N;
+    if (cl_download(run, tmp, which == 0 ? s->A : s->B, count * 2)) return -1;
+    sums_job j = {.s = s, .raw = tmp, .dst = which == 0 ? s->hA : s->hB};
+    cl_par_for((long long)count, (double)count * 4, CL_PAR_MAX, sums_convert, &j);
+    return 0;
+}
+
+/* Exact row and column checksums of all of C against the inputs (the engine has already
+ * checked, by a keyed hash, that they are the generated ones). fp16 values summed in fp64
+ * are exact here; the bound is the sum of the element bounds over the row or column. The
+ * first row outside its bound is reported, else the first column. */
+static int check_sums(cl_run *run, gemm_state *s)
+{
+    long long M = s->M, N = s->N, K = s->K, W = N > K ? N : K, R = M > N ? M : N;
+    size_t mk = (size_t)M * K, kn = (size_t)K * N;
+    uint16_t *tmp = malloc((mk > kn ? mk : kn) * 2);
+    double *v = calloc((size_t)(4 * K + 2 * N + 4 * R), sizeof(double));
+    double *part = calloc((size_t)CL_PAR_MAX * 2 * W, sizeof(double));
+    if (!tmp || !v || !part) {
+        free(tmp);
+        free(v);
+        free(part);
+        return cl_errorf(run, "out of host memory for the checksums");
+    }
+    sums_job j = {.s = s, .part = part, .colA = v, .absColA = v + K, .rowB = v + 2 * K, .absRowB = v + 3 * K,
+                  .got = v + 4 * K + 2 * N, .abs_got = v + 4 * K + 2 * N + R, .exact = v + 4 * K + 2 * N + 2 * R,
+                  .abs_exact = v + 4 * K + 2 * N + 3 * R};
+    double *colC = v + 4 * K, *absColC = colC + N; /* sum_i C_ij, sum_i |C_ij| */
+    int rc = download_input(run, s, 0, tmp);
+    if (!rc) rc = download_input(run, s, 1, tmp);
+    free(tmp);
+    if (!rc) {
+        int nt = cl_par_for(M, (double)mk, CL_PAR_MAX, sums_col_a, &j);
+        sums_merge(part, nt, K, j.colA); /* colA then absColA: adjacent */
+        cl_par_for(K, (double)kn, CL_PAR_MAX, sums_row_b, &j);
+        memset(part, 0, (size_t)CL_PAR_MAX * 2 * W * sizeof(double));
+        nt = cl_par_for(M, (double)M * (N + K), CL_PAR_MAX, sums_rows_c, &j);
+        sums_merge(part, nt, N, colC);
+    }
+    for (long long i = 0; i < M && !rc; i++) { /* rows: sum_j C_ij = sum_k A_ik rowB_k */
+        double tol = (CL_U16 * j.abs_got[i] + s->acc * K * CL_U32 * j.abs_exact[i] + N * 0x1p-24) / (1 - CL_U16) +
+                     1e-12 * j.abs_exact[i];
+        if (!(fabs(j.got[i] - j.exact[i]) <= tol)) rc = locate(run, s, 1, i, j.got[i], j.exact[i], tol);
+    }
+    if (!rc) cl_par_for(N, (double)kn, CL_PAR_MAX, sums_cols_exact, &j);
+    for (long long c = 0; c < N && !rc; c++) { /* columns: sum_i C_ij = sum_k colA_k B_kj */
+        double tol = (CL_U16 * absColC[c] + s->acc * K * CL_U32 * j.abs_exact[c] + M * 0x1p-24) / (1 - CL_U16) +
+                     1e-12 * j.abs_exact[c];
+        if (!(fabs(colC[c] - j.exact[c]) <= tol)) rc = locate(run, s, 0, c, colC[c], j.exact[c], tol);
     }
     free(v);
+    free(part);
     return rc;
 }
 

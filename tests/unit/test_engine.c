@@ -266,6 +266,13 @@ START_TEST(gemm_checker_catches_an_unwritten_corner)
 }
 END_TEST
 
+START_TEST(gemm_checker_sums_find_one_bad_element)
+{
+    grade("gemm", "gemm_host_one_bad_element", 0, 240);
+    expect(CL_V_WRONG, "C[2047][1365]"); /* 4095x4097x512, the first case checked by sums */
+}
+END_TEST
+
 int main(void)
 {
     /* the fixture home: the self-test lab, plus the reduce and gemm labs (symlinks) */
@@ -299,6 +306,7 @@ int main(void)
     tcase_add_test(tc, gemm_checker_accepts_fp32_accumulation);
     tcase_add_test(tc, gemm_checker_catches_b_read_column_major);
     tcase_add_test(tc, gemm_checker_catches_an_unwritten_corner);
+    tcase_add_test(tc, gemm_checker_sums_find_one_bad_element);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
