@@ -26,9 +26,8 @@
  * verify(full) checks every (sequence, kv head) group of small cases and a sample of about
  * 2^26 recomputed K/V elements on large ones (every sequence at least once); the quick
  * check after timed runs samples 2^22. The references of the groups a check covers are
- * computed first, a group per thread on up to 16 cores (parallel.h; with fewer groups than
- * threads, a group at a time, its K and V rows generated on every thread), then compared
- * in the order above, so the report is the same whatever the number of threads. */
+ * computed first, a group per thread on up to 16 cores (parallel.h), then compared in the
+ * order above, so the report is the same whatever the number of threads. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -248,14 +247,17 @@ static int pa_args(cl_run *run, void *state, cl_args *a)
 
 static double f16(uint16_t h) { return (double)cl_f16_to_f32(h); }
 
-/* Rows [k_lo, k_hi) of group (seq, g)'s K and V, from the generators, into buffer set t. */
-static void group_rows(pa_state *s, int t, long long seq, long long g, long long k_lo, long long k_hi)
+/* The fp64 reference of every head of group (seq, g), into s->ref and s->mag, with thread
+ * t's buffers. */
+static void group_refs(pa_state *s, int t, long long seq, long long g)
 {
-    long long D = s->dim, BS = s->bs, KVH = s->kv_heads;
+    long long D = s->dim, BS = s->bs, KVH = s->kv_heads, H = s->heads, G = H / KVH;
+    long long ctx = s->ctx[seq];
     size_t maxctx = (size_t)(s->maxb * s->bs);
     float *kbuf = s->kbuf + (size_t)t * maxctx * (size_t)D, *vbuf = s->vbuf + (size_t)t * maxctx * (size_t)D;
+    double *score = s->score + (size_t)t * maxctx;
     const int *table = s->tables + seq * s->maxb;
-    for (long long k = k_lo; k < k_hi; k++) {
+    for (long long k = 0; k < ctx; k++) {
         uint64_t row = (((uint64_t)table[k / BS] * (uint64_t)BS + (uint64_t)(k % BS)) * (uint64_t)KVH + (uint64_t)g) *
                        (uint64_t)D;
         for (long long d = 0; d < D; d++) {
@@ -263,17 +265,6 @@ static void group_rows(pa_state *s, int t, long long seq, long long g, long long
             vbuf[k * D + d] = cl_f16_to_f32(cl_gen_f16(&s->gv, row + (uint64_t)d));
         }
     }
-}
-
-/* The fp64 reference of every head of group (seq, g), into s->ref and s->mag, from the K
- * and V rows in buffer set t. */
-static void group_heads(pa_state *s, int t, long long seq, long long g)
-{
-    long long D = s->dim, KVH = s->kv_heads, H = s->heads, G = H / KVH;
-    long long ctx = s->ctx[seq];
-    size_t maxctx = (size_t)(s->maxb * s->bs);
-    float *kbuf = s->kbuf + (size_t)t * maxctx * (size_t)D, *vbuf = s->vbuf + (size_t)t * maxctx * (size_t)D;
-    double *score = s->score + (size_t)t * maxctx;
     double scale = (double)s->args.scale;
     for (long long h = g * G; h < (g + 1) * G; h++) {
         uint64_t qoff = (uint64_t)(seq * H + h) * (uint64_t)D;
@@ -307,13 +298,6 @@ static void group_heads(pa_state *s, int t, long long seq, long long g)
     }
 }
 
-/* Both, for group (seq, g), on thread t. */
-static void group_refs(pa_state *s, int t, long long seq, long long g)
-{
-    group_rows(s, t, seq, g, 0, s->ctx[seq]);
-    group_heads(s, t, seq, g);
-}
-
 /* The groups (seq, g) a verify checks, in the order it reports them. */
 typedef struct pa_groups {
     long long *list; /* pairs */
@@ -338,34 +322,11 @@ static void *refs_part(void *v)
     return NULL;
 }
 
-/* One group's K and V rows, a slice of them on each thread (into buffer set 0). */
-typedef struct rows_job {
-    pa_state *s;
-    long long seq, g;
-} rows_job;
-static void rows_part(void *ctx, int t, long long lo, long long hi)
-{
-    (void)t;
-    rows_job *j = ctx;
-    group_rows(j->s, 0, j->seq, j->g, lo, hi);
-}
-
 /* The references of every listed group, on s->nthreads threads: each group is computed
- * once, by the thread that owns its first listing. With fewer groups than threads (the
- * quick check after a timed run samples a few long sequences) the groups go one at a time,
- * each one's K and V rows generated on every thread. */
+ * once, by the thread that owns its first listing. */
 static void compute_refs(pa_state *s, const pa_groups *gr)
 {
     int nt = s->nthreads;
-    if (gr->n < nt) {
-        for (long long k = 0; k < gr->n; k++) {
-            rows_job j = {s, gr->list[2 * k], gr->list[2 * k + 1]};
-            long long ctx = s->ctx[j.seq];
-            cl_par_for(ctx, (double)ctx * (double)s->dim * 100, nt, rows_part, &j);
-            group_heads(s, 0, j.seq, j.g);
-        }
-        return;
-    }
     memset(s->seen, 0, (size_t)(s->seqs * s->kv_heads));
     for (long long k = 0; k < gr->n; k++) {
         unsigned char *owner = &s->seen[gr->list[2 * k] * s->kv_heads + gr->list[2 * k + 1]];
