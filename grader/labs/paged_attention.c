@@ -26,8 +26,10 @@
  * verify(full) checks every (sequence, kv head) group of small cases and a sample of about
  * 2^26 recomputed K/V elements on large ones (every sequence at least once); the quick
  * check after timed runs samples 2^22. The references of the groups a check covers are
- * computed first, a group per thread on up to 16 cores (parallel.h), then compared in the
- * order above, so the report is the same whatever the number of threads. */
+ * computed first, a group per thread on up to 16 cores (parallel.h; with fewer groups than
+ * threads, each group's K and V rows in slices and its heads one by one on all of them),
+ * then compared in the order above, so the report is the same whatever the number of
+ * threads. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -247,17 +249,14 @@ static int pa_args(cl_run *run, void *state, cl_args *a)
 
 static double f16(uint16_t h) { return (double)cl_f16_to_f32(h); }
 
-/* The fp64 reference of every head of group (seq, g), into s->ref and s->mag, with thread
- * t's buffers. */
-static void group_refs(pa_state *s, int t, long long seq, long long g)
+/* Rows [k_lo, k_hi) of group (seq, g)'s K and V, from the generators, into buffer set t. */
+static void group_rows(pa_state *s, int t, long long seq, long long g, long long k_lo, long long k_hi)
 {
-    long long D = s->dim, BS = s->bs, KVH = s->kv_heads, H = s->heads, G = H / KVH;
-    long long ctx = s->ctx[seq];
+    long long D = s->dim, BS = s->bs, KVH = s->kv_heads;
     size_t maxctx = (size_t)(s->maxb * s->bs);
     float *kbuf = s->kbuf + (size_t)t * maxctx * (size_t)D, *vbuf = s->vbuf + (size_t)t * maxctx * (size_t)D;
-    double *score = s->score + (size_t)t * maxctx;
     const int *table = s->tables + seq * s->maxb;
-    for (long long k = 0; k < ctx; k++) {
+    for (long long k = k_lo; k < k_hi; k++) {
         uint64_t row = (((uint64_t)table[k / BS] * (uint64_t)BS + (uint64_t)(k % BS)) * (uint64_t)KVH + (uint64_t)g) *
                        (uint64_t)D;
         for (long long d = 0; d < D; d++) {
@@ -265,8 +264,19 @@ static void group_refs(pa_state *s, int t, long long seq, long long g)
             vbuf[k * D + d] = cl_f16_to_f32(cl_gen_f16(&s->gv, row + (uint64_t)d));
         }
     }
+}
+
+/* The fp64 reference of heads [h_lo, h_hi) of group (seq, g) (0 .. heads per group), into
+ * s->ref and s->mag: K and V rows from buffer set t, scores in thread u's buffer. */
+static void group_heads(pa_state *s, int t, int u, long long seq, long long g, long long h_lo, long long h_hi)
+{
+    long long D = s->dim, KVH = s->kv_heads, H = s->heads, G = H / KVH;
+    long long ctx = s->ctx[seq];
+    size_t maxctx = (size_t)(s->maxb * s->bs);
+    const float *kbuf = s->kbuf + (size_t)t * maxctx * (size_t)D, *vbuf = s->vbuf + (size_t)t * maxctx * (size_t)D;
+    double *score = s->score + (size_t)u * maxctx;
     double scale = (double)s->args.scale;
-    for (long long h = g * G; h < (g + 1) * G; h++) {
+    for (long long h = g * G + h_lo; h < g * G + h_hi; h++) {
         uint64_t qoff = (uint64_t)(seq * H + h) * (uint64_t)D;
         double q[128];
         for (long long d = 0; d < D; d++)
@@ -298,6 +308,13 @@ static void group_refs(pa_state *s, int t, long long seq, long long g)
     }
 }
 
+/* Both, for every head of group (seq, g), on thread t. */
+static void group_refs(pa_state *s, int t, long long seq, long long g)
+{
+    group_rows(s, t, seq, g, 0, s->ctx[seq]);
+    group_heads(s, t, t, seq, g, 0, s->heads / s->kv_heads);
+}
+
 /* The groups (seq, g) a verify checks, in the order it reports them. */
 typedef struct pa_groups {
     long long *list; /* pairs */
@@ -322,11 +339,48 @@ static void *refs_part(void *v)
     return NULL;
 }
 
+/* Fewer groups than threads (the quick check after a timed run: a few long sequences):
+ * first every group's K and V rows, group k into buffer set k, in ROW_SLICES slices each;
+ * then every (group, head) pair. Work items are numbered group-major; a thread takes a
+ * range of them. */
+#define ROW_SLICES 16
+typedef struct few_job {
+    pa_state *s;
+    const pa_groups *gr;
+} few_job;
+static void few_rows(void *ctx, int t, long long lo, long long hi)
+{
+    (void)t;
+    few_job *j = ctx;
+    for (long long w = lo; w < hi; w++) {
+        long long k = w / ROW_SLICES, c = w % ROW_SLICES;
+        long long seq = j->gr->list[2 * k], g = j->gr->list[2 * k + 1], ctx_len = j->s->ctx[seq];
+        group_rows(j->s, (int)k, seq, g, c * ctx_len / ROW_SLICES, (c + 1) * ctx_len / ROW_SLICES);
+    }
+}
+static void few_heads(void *ctx, int t, long long lo, long long hi)
+{
+    few_job *j = ctx;
+    long long G = j->s->heads / j->s->kv_heads;
+    for (long long w = lo; w < hi; w++) {
+        long long k = w / G, h = w % G;
+        group_heads(j->s, (int)k, t, j->gr->list[2 * k], j->gr->list[2 * k + 1], h, h + 1);
+    }
+}
+
 /* The references of every listed group, on s->nthreads threads: each group is computed
- * once, by the thread that owns its first listing. */
+ * once, by the thread that owns its first listing (with fewer groups than threads, as
+ * few_rows and few_heads above). */
 static void compute_refs(pa_state *s, const pa_groups *gr)
 {
     int nt = s->nthreads;
+    if (gr->n < nt) {
+        few_job j = {s, gr};
+        long long G = s->heads / s->kv_heads;
+        cl_par_for(gr->n * ROW_SLICES, 1e9, nt, few_rows, &j);
+        cl_par_for(gr->n * G, 1e9, nt, few_heads, &j);
+        return;
+    }
     memset(s->seen, 0, (size_t)(s->seqs * s->kv_heads));
     for (long long k = 0; k < gr->n; k++) {
         unsigned char *owner = &s->seen[gr->list[2 * k] * s->kv_heads + gr->list[2 * k + 1]];
