@@ -347,6 +347,7 @@ static void *refs_part(void *v)
 typedef struct few_job {
     pa_state *s;
     const pa_groups *gr;
+    unsigned char repeat[CL_PAR_MAX]; /* listing k repeats an earlier one: not computed again */
 } few_job;
 static void few_rows(void *ctx, int t, long long lo, long long hi)
 {
@@ -354,6 +355,8 @@ static void few_rows(void *ctx, int t, long long lo, long long hi)
     few_job *j = ctx;
     for (long long w = lo; w < hi; w++) {
         long long k = w / ROW_SLICES, c = w % ROW_SLICES;
+        if (j->repeat[k])
+            continue;
         long long seq = j->gr->list[2 * k], g = j->gr->list[2 * k + 1], ctx_len = j->s->ctx[seq];
         group_rows(j->s, (int)k, seq, g, c * ctx_len / ROW_SLICES, (c + 1) * ctx_len / ROW_SLICES);
     }
@@ -364,7 +367,8 @@ static void few_heads(void *ctx, int t, long long lo, long long hi)
     long long G = j->s->heads / j->s->kv_heads;
     for (long long w = lo; w < hi; w++) {
         long long k = w / G, h = w % G;
-        group_heads(j->s, (int)k, t, j->gr->list[2 * k], j->gr->list[2 * k + 1], h, h + 1);
+        if (!j->repeat[k])
+            group_heads(j->s, (int)k, t, j->gr->list[2 * k], j->gr->list[2 * k + 1], h, h + 1);
     }
 }
 
@@ -375,7 +379,10 @@ static void compute_refs(pa_state *s, const pa_groups *gr)
 {
     int nt = s->nthreads;
     if (gr->n < nt) {
-        few_job j = {s, gr};
+        few_job j = {s, gr, {0}};
+        for (long long k = 0; k < gr->n; k++)
+            for (long long e = 0; e < k && !j.repeat[k]; e++)
+                j.repeat[k] = gr->list[2 * e] == gr->list[2 * k] && gr->list[2 * e + 1] == gr->list[2 * k + 1];
         long long G = s->heads / s->kv_heads;
         cl_par_for(gr->n * ROW_SLICES, 1e9, nt, few_rows, &j);
         cl_par_for(gr->n * G, 1e9, nt, few_heads, &j);
