@@ -379,9 +379,8 @@ extern "C" int be_hash(const void *p, size_t bytes, uint64_t key, uint64_t *h)
     return 0;
 }
 
-// The first fp16 NaN (exponent all ones, mantissa not zero) among n8 groups of eight
-// halves, by index: 16-byte loads, the smallest index kept by atomicMin.
-__host__ __device__ __forceinline__ bool is_nan16(unsigned h) { return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu); }
+// The first fp16 NaN among n8 groups of eight halves, by index: 16-byte loads, the
+// smallest index kept by atomicMin.
 __global__ void find_nan16_kernel(const uint4 *p8, size_t n8, unsigned long long *first)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -389,7 +388,7 @@ __global__ void find_nan16_kernel(const uint4 *p8, size_t n8, unsigned long long
         uint4 v = p8[i];
         unsigned w[4] = {v.x, v.y, v.z, v.w};
         for (int k = 0; k < 8; k++)
-            if (is_nan16(k & 1 ? w[k >> 1] >> 16 : w[k >> 1] & 0xFFFFu)) {
+            if (cl_f16_is_nan((uint16_t)(k & 1 ? w[k >> 1] >> 16 : w[k >> 1]))) {
                 atomicMin(first, (unsigned long long)(i * 8 + k));
                 return; /* this thread's later elements have larger indices */
             }
@@ -417,7 +416,7 @@ extern "C" int be_find_nan16(const void *p, size_t count, long long *first)
         size_t n = count - done < 4096 ? count - done : 4096;
         CUDA_TRY(cudaMemcpy(tail, (const uint16_t *)p + done, n * 2, cudaMemcpyDeviceToHost), "copy");
         for (size_t k = 0; k < n; k++)
-            if (is_nan16(tail[k])) {
+            if (cl_f16_is_nan(tail[k])) {
                 found = done + k;
                 break;
             }

@@ -128,7 +128,7 @@ int be_find_nan16(const void *p, size_t count, long long *first)
     const uint16_t *h = p;
     *first = -1;
     for (size_t i = 0; i < count; i++)
-        if ((h[i] & 0x7C00u) == 0x7C00u && (h[i] & 0x03FFu)) {
+        if (cl_f16_is_nan(h[i])) {
             *first = (long long)i;
             break;
         }

@@ -137,6 +137,9 @@ CL_HD float cl_f16_to_f32(uint16_t h)
     return v.f;
 }
 
+/* Whether an fp16 bit pattern is a NaN (exponent all ones, mantissa not zero). */
+CL_HD int cl_f16_is_nan(uint16_t h) { return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu); }
+
 /* The value as the nearest fp16 bit pattern (rounded once from float). */
 CL_HD uint16_t cl_gen_f16(const cl_gen *g, uint64_t i) { return cl_f32_to_f16(cl_gen_f32(g, i)); }
 
