@@ -5,6 +5,10 @@
  *                                        written; read-only; write-only) and the fp16
  *                                        Tensor Core rate of cuBLAS
  *   cudalab-probe --cublas M,N,K ...   cuBLAS fp16 GEMM TFLOP/s at each shape (row-major)
+ *   cudalab-probe --hold [--while-pid P]  keeps the CUDA driver initialised (no context, no
+ *                                        GPU memory) until descriptor 3 reaches end of file,
+ *                                        or, with --while-pid, until process P is gone
+ *                                        (driver_keep.c, and the GPU test suite's fixture)
  *
  * It runs in its own process, before any solution is loaded: the GEMM lab compares a
  * solution with cuBLAS, but a solution may not use cuBLAS, and a runner that had cuBLAS
@@ -13,8 +17,11 @@
 #include <cuda_runtime_api.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the kinds of streaming kernel (probe_kernels.cu) */
 enum { PROBE_COPY, PROBE_READ, PROBE_WRITE };
@@ -235,6 +242,32 @@ static int print_and_free(json_t *o)
     return 0;
 }
 
+/* --hold: the driver is already initialised (cudaGetDeviceCount in main); wait. Every
+ * other CUDA process then starts faster (driver_keep.c says why). */
+static int hold(int argc, char **argv)
+{
+    long pid = argc == 4 && !strcmp(argv[2], "--while-pid") ? strtol(argv[3], NULL, 10) : 0;
+    if (argc != 2 && pid <= 0) {
+        fprintf(stderr, "usage: cudalab-probe --hold [--while-pid PID]\n");
+        return 2;
+    }
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) { /* holds none of the caller's pipes open */
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        close(devnull);
+    }
+    if (pid > 0) {
+        while (kill((pid_t)pid, 0) == 0)
+            usleep(500 * 1000);
+        return 0;
+    }
+    char buf[64];
+    while (read(3, buf, sizeof buf) > 0)
+        ;
+    return 0;
+}
+
 static int fail_json(const char *what)
 {
     return print_and_free(json_pack("{s:s, s:s}", "error", what, "detail", g_err)), 1;
@@ -243,12 +276,14 @@ static int fail_json(const char *what)
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help")) {
-        fprintf(stderr, "usage: cudalab-probe --identify | --ceilings | --cublas M,N,K [M,N,K ...]\n");
+        fprintf(stderr, "usage: cudalab-probe --identify | --ceilings | --cublas M,N,K [M,N,K ...] | --hold\n");
         return 2;
     }
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
-        return print_and_free(json_pack("{s:s}", "error", "no CUDA device")), 3;
+        return strcmp(argv[1], "--hold") ? print_and_free(json_pack("{s:s}", "error", "no CUDA device")), 3 : 3;
+    if (!strcmp(argv[1], "--hold"))
+        return hold(argc, argv);
     struct cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
         return print_and_free(json_pack("{s:s}", "error", "cudaGetDeviceProperties failed")), 3;

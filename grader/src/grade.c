@@ -17,6 +17,7 @@
 #include "grader/ceilings.h"
 #include "grader/compile.h"
 #include "grader/elfinfo.h"
+#include "grader/driver_keep.h"
 #include "grader/labconf.h"
 #include "grader/phases.h"
 #include "grader/proc.h"
@@ -912,6 +913,8 @@ static int begin(grader *g, const cl_grade_opts *o, cl_result *r, cl_err *err)
     if (!o->runner)
         cl_detect_gpu(&g->gpu);
     r->did_test = o->test || o->bench;
+    if (r->did_test && g->gpu.present)
+        cl_driver_keep(); /* every judge and solution process from here on starts sooner */
     g->so = o->solution;
     size_t sl = strlen(o->solution);
     g->prebuilt = o->allow_prebuilt && sl > 3 && !strcmp(o->solution + sl - 3, ".so");
