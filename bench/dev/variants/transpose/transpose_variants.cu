@@ -635,6 +635,14 @@ static std::vector<Variant> variants()
     v.push_back({"R3 cpasync 2x2 T512 st", launch_traw<2, 2, 512, LM_CPASYNC, LD_PLAIN, ST_PLAIN>, 0, 0});
     v.push_back({"R3 raw 2x2 T1024 ld st", launch_traw<2, 2, 1024, LM_REG, LD_PLAIN, ST_PLAIN>, 0, 0});
     v.push_back({"R3 bulk 2x2 T256 st", launch_traw<2, 2, 256, LM_BULK, LD_PLAIN, ST_PLAIN>, 0, 0});
+    // round 4: the column-major order with other tile shapes and occupancies
+    v.push_back({"R4 t3 64x128 T512 MINB4 colmajor ld st", launch_t3<64, 128, 512, 4, LDH_PLAIN, STH_PLAIN, false, true>, 0, 0});
+    v.push_back({"R4 t3 128x64 T512 MINB4 colmajor ld st", launch_t3<128, 64, 512, 4, LDH_PLAIN, STH_PLAIN, false, true>, 0, 0});
+    v.push_back({"R4 t3 128x128 T1024 MINB2 colmajor ld st", launch_t3<128, 128, 1024, 2, LDH_PLAIN, STH_PLAIN, false, true>, 0, 0});
+    v.push_back({"R4 t3 32x128 T256 MINB8 colmajor ld st", launch_t3<32, 128, 256, 8, LDH_PLAIN, STH_PLAIN, false, true>, 0, 0});
+    v.push_back({"R4 t3 64x64 T256 MINB6 colmajor ld st", launch_t3<64, 64, 256, 6, LDH_PLAIN, STH_PLAIN, false, true>, 0, 0});
+    v.push_back({"R4 t3 64x64 T256 colmajor ld256B st", launch_t3<64, 64, 256, 0, LDH_256B, STH_PLAIN, false, true>, 0, 0});
+    v.push_back({"R4 t3 64x64 T256 colmajor ld stcs", launch_t3<64, 64, 256, 0, LDH_PLAIN, STH_CS, false, true>, 0, 0});
     return v;
 }
 
