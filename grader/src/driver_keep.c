@@ -8,9 +8,12 @@
  * no context, no GPU memory, nothing that runs on the GPU, so it changes no timing) and
  * waits for its descriptor 3 to reach end of file. This process holds the write end of
  * that pipe, close-on-exec so no judge or solution inherits it: when cudalab exits, however
- * it exits, the keeper does too. cudalab itself still never initialises CUDA (DESIGN.md). */
+ * it exits, the keeper does too. cudalab itself still never initialises CUDA (DESIGN.md).
+ * CUDALAB_DRIVER_KEEP=0 turns it off (docs/grading-policy.md). */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "grader/driver_keep.h"
@@ -23,6 +26,9 @@ void cl_driver_keep(void)
     if (started)
         return;
     started = 1;
+    const char *off = getenv("CUDALAB_DRIVER_KEEP");
+    if (off && !strcmp(off, "0"))
+        return;
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return;

@@ -30,7 +30,7 @@ def main() -> int:
     p = subprocess.Popen([probe, "--hold", "--while-pid", str(ctest)], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        rc = p.wait(timeout=5)  # it only returns early when it could not initialise CUDA
+        rc = p.wait(timeout=1.5)  # it only returns when it could not initialise CUDA (well within 1.5 s)
         print(f"cudalab-probe --hold exited with {rc}: the driver is not held")
         return 1
     except subprocess.TimeoutExpired:
