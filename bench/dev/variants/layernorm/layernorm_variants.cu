@@ -34,12 +34,12 @@
 //   NEW pair TxNV   two rows per block (one in registers, one in 128 KB of shared memory),
 //                   one block per SM, normalised together: each gamma/beta float4 read once
 //                   for two rows (half the L2 traffic of gamma/beta).
-//   NEW cpipe C x TxNV PP   a persistent cluster of C blocks, each owning one column slice of
+//   NEW cpipe2 C x TxNV PP  a persistent cluster of C blocks, each owning one column slice of
 //                   every row its cluster takes, gamma/beta of the slice loaded once (registers),
 //                   P rows of x in flight in registers, the slices' statistics exchanged with
 //                   st.async into each block's shared memory (mbarrier completion, no cluster
-//                   barrier per row); cpipe2: the next row's statistics sent before waiting for
-//                   this row's, "g/b smem": the slice of gamma/beta in shared memory instead
+//                   barrier per row), the next row's statistics sent before waiting for
+//                   this row's; "g/b smem": the slice of gamma/beta in shared memory instead
 //                   (fewer registers, more blocks per SM). Round 4 (2026-11-26, H100): 59-93%,
 //                   the best 92.8% (8 x 128x8, P2, g/b in shared memory, 4 blocks per SM)
 //                   against the reference's 94.5% in the same process: no gamma/beta traffic,
@@ -199,145 +199,21 @@ __global__ void __launch_bounds__(T, 2 * T <= SM_THREADS ? 2 : 1)
     }
 }
 
-// ---- NEW cluster pipe: gamma/beta in registers, P rows in flight, statistics by st.async ----
+// ---- NEW cluster pipe: gamma/beta held per block, rows in flight, statistics by st.async ----
 // A cluster of C blocks, persistent; block `rank` owns float4 columns [rank*T*NV, +T*NV) of
-// every row the cluster takes, and holds that slice of gamma and beta in registers for the
-// whole kernel: no gamma/beta traffic per row at all (the reference reads 256 KB from L2 per
-// row of 32768). Each thread keeps P rows of its NV float4 in registers, so P rows of x are in
-// flight while a row is reduced and written. Per row a block reduces its slice to (n, mean,
-// M2) (two block reductions, corrected two-pass), then thread k sends it to block k of the
-// cluster with st.async (remote shared-memory store that completes on the receiver's
-// mbarrier, double-buffered by row parity): no cluster barrier per row, so no fence that
-// would wait for the loads in flight. Every block merges the C slices in the same order
-// (Chan), so all agree on mean and rstd.
+// every row the cluster takes, and holds that slice of gamma and beta (registers, or shared
+// memory with GBS) for the whole kernel: no gamma/beta traffic per row (the reference reads
+// 256 KB from L2 per row of 32768). Each thread keeps P rows of its NV float4 in registers, so
+// P rows of x are in flight while a row is reduced and written. Per row a block reduces its
+// slice to (n, mean, M2) (two block reductions, corrected two-pass), then thread k sends it to
+// block k of the cluster with st.async (a remote shared-memory store that completes on the
+// receiver's mbarrier): no cluster barrier per row, so no fence that would wait for the loads
+// in flight. Every block merges the C slices in the same order (Chan), so all agree on mean
+// and rstd. The statistics of row j+1 are reduced and sent before the block waits for row j's,
+// so one row's DSMEM round trip overlaps the next row's reductions (4 slots: a fast block may
+// be up to three rows ahead in sending). A first version that waited for row j's statistics
+// before reducing row j+1 measured 59-86% (same shapes, H100, round 4).
 __device__ __forceinline__ uint32_t cp_smem(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-template <int T, int NV, int P, int C, int MINB>
-__global__ void __launch_bounds__(T, MINB)
-    ln_cpipe(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta,
-             float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int rows, int cols, float eps)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __shared__ float red_s[32], red_dd[32], red_d[32];
-    __shared__ __align__(16) float4 part[2][C]; // [row parity][sender rank]: (n, mean, m2, -)
-    __shared__ __align__(8) unsigned long long mbar[2];
-    cg::cluster_group cluster = cg::this_cluster();
-    const int rank = (int)cluster.block_rank(), t = threadIdx.x;
-    const int n = cols / 4, first = rank * T * NV, base = first + t;
-    const float cnt = 4.f * (float)min(max(n - first, 0), T * NV);
-    const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
-    const float4 *g4 = reinterpret_cast<const float4 *>(gamma), *b4 = reinterpret_cast<const float4 *>(beta);
-    float4 g[NV], b[NV];
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        const int i = base + k * T;
-        g[k] = i < n ? __ldg(g4 + i) : z;
-        b[k] = i < n ? __ldg(b4 + i) : z;
-    }
-    if (t == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(cp_smem(&mbar[0])));
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(cp_smem(&mbar[1])));
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    // this thread's destination (t < C: block t's slot for our rank), mapped once
-    uint32_t dst_part0 = 0, dst_bar0 = 0, dst_part1 = 0, dst_bar1 = 0;
-    if (t < C) {
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst_part0) : "r"(cp_smem(&part[0][rank])), "r"(t));
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst_bar0) : "r"(cp_smem(&mbar[0])), "r"(t));
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst_part1) : "r"(cp_smem(&part[1][rank])), "r"(t));
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst_bar1) : "r"(cp_smem(&mbar[1])), "r"(t));
-    }
-    cluster.sync(); // every block's barriers are initialised before anyone sends
-
-    const int cid = blockIdx.x / C, ncl = gridDim.x / C;
-    float4 v[P][NV];
-#pragma unroll
-    for (int p = 0; p < P; p++) {
-        const int row = cid + p * ncl;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int i = base + k * T;
-            v[p][k] = row < rows && i < n ? __ldcs(reinterpret_cast<const float4 *>(x + (size_t)row * cols) + i) : z;
-        }
-    }
-    unsigned phase = 0; // bit s: the parity of slot s's current phase
-    int slot = 0;
-    for (int row0 = cid; row0 < rows; row0 += P * ncl) {
-#pragma unroll
-        for (int p = 0; p < P; p++) {
-            const int row = row0 + p * ncl;
-            if (row >= rows)
-                break; // the same for every block of the cluster
-            float s = 0.f;
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                s += sum4(v[p][k]);
-            s = block_sum<T>(s, red_s);
-            const float mu = cnt > 0.f ? s / cnt : 0.f;
-            float sdd = 0.f, sd = 0.f;
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                if (base + k * T < n) {
-                    const float4 d = sub4(v[p][k], mu);
-                    sd += sum4(d), sdd = sq4(d, sdd);
-                }
-            block_sum2<T>(sdd, sd, red_dd, red_d);
-            const float4 mine = cnt > 0.f ? make_float4(cnt, mu + sd / cnt, fmaxf(sdd - sd * sd / cnt, 0.f), 0.f) : z;
-            if (t == 0)
-                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(cp_smem(&mbar[slot])),
-                             "r"(C * 16)
-                             : "memory");
-            if (t < C)
-                asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
-                                 slot ? dst_part1 : dst_part0),
-                             "f"(mine.x), "f"(mine.y), "f"(mine.z), "f"(mine.w), "r"(slot ? dst_bar1 : dst_bar0)
-                             : "memory");
-            {
-                const uint32_t bar = cp_smem(&mbar[slot]), par = (phase >> slot) & 1;
-                uint32_t done = 0;
-                while (!done)
-                    asm volatile("{\n\t.reg .pred p;\n\t"
-                                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
-                                 "selp.u32 %0, 1, 0, p;\n\t}"
-                                 : "=r"(done)
-                                 : "r"(bar), "r"(par)
-                                 : "memory");
-            }
-            phase ^= 1u << slot;
-            stats st = {0.f, 0.f, 0.f};
-#pragma unroll
-            for (int r = 0; r < C; r++) {
-                const float4 q = part[slot][r];
-                st = chan_merge(st, stats{q.x, q.y, q.z});
-            }
-            slot ^= 1;
-            const float r = rsqrtf(st.m2 / (float)cols + eps);
-            float4 *yr = reinterpret_cast<float4 *>(y + (size_t)row * cols);
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                const int i = base + k * T;
-                if (i < n)
-                    __stcs(yr + i, norm4(sub4(v[p][k], st.mean), r, g[k], b[k]));
-            }
-            if (rank == 0 && t == 0)
-                mean[row] = st.mean, rstd[row] = r;
-            const int nrow = row + P * ncl; // refill this buffer
-            if (nrow < rows) {
-                const float4 *xn = reinterpret_cast<const float4 *>(x + (size_t)nrow * cols);
-#pragma unroll
-                for (int k = 0; k < NV; k++) {
-                    const int i = base + k * T;
-                    v[p][k] = i < n ? __ldcs(xn + i) : z;
-                }
-            }
-        }
-    }
-    cluster.sync(); // nothing still in flight to a block that has left
-#endif
-}
-
-// cpipe2: cpipe with the exchange pipelined too: the statistics of row j+1 are reduced and
-// sent before the block waits for row j's, so the DSMEM round trip of one row overlaps the
-// reductions of the next (4 slots: a fast block may be up to three rows ahead in sending).
 template <int T, int NV, int P, int C, int MINB, bool GBS = false>
 __global__ void __launch_bounds__(T, MINB)
     ln_cpipe2(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta,
@@ -634,32 +510,6 @@ template <int T, int R, int S, int K> static cudaError_t v_rs_stream(const lnarg
     ln_rs_stream<T, R, S, K><<<(a.rows + K - 1) / K, T, smem>>>(A_);
     return cudaGetLastError();
 }
-template <int T, int NV, int P, int C, int MINB = 2> static cudaError_t v_cpipe(const lnargs &a)
-{
-    if ((a.cols / 4 + T * NV - 1) / (T * NV) != C || a.cols % 4)
-        return cudaErrorInvalidValue;
-    const void *fn = (const void *)ln_cpipe<T, NV, P, C, MINB>;
-    static int fit = 0;
-    if (!fit) {
-        fit = resident(fn, T, 0, C);
-        cudaFuncAttributes fa;
-        cudaFuncGetAttributes(&fa, fn);
-        printf("  [cpipe T%d NV%d P%d C%d: %d registers, %zu bytes local, %d clusters resident]\n", T, NV, P, C, fa.numRegs,
-               (size_t)fa.localSizeBytes, fit);
-    }
-    const int clusters = fit < a.rows ? fit : a.rows;
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    cfg.gridDim = dim3((unsigned)clusters * C);
-    cfg.blockDim = dim3(T);
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, ln_cpipe<T, NV, P, C, MINB>, A_);
-}
 template <int T, int NV, int P, int C, int MINB = 2, bool GBS = false> static cudaError_t v_cpipe2(const lnargs &a)
 {
     if ((a.cols / 4 + T * NV - 1) / (T * NV) != C || a.cols % 4)
@@ -729,12 +579,6 @@ static const variant variants[] = {
     {"NEW pair 1024x8: 2 rows/CTA, shared g/b", 32768, v_pair<1024, 8>},
     {"NEW pair 512x16: 2 rows/CTA, shared g/b", 32768, v_pair<512, 16>},
     {"cluster 4 x 256x8 gb=smem persistent", 32768, v_block<256, 8, true, 4, -1>},
-    {"NEW cpipe 8 x 256x4 P2 (g/b in regs, st.async)", 32768, v_cpipe<256, 4, 2, 8>},
-    {"NEW cpipe 8 x 256x4 P3", 32768, v_cpipe<256, 4, 3, 8>},
-    {"NEW cpipe 8 x 128x8 P2", 32768, v_cpipe<128, 8, 2, 8>},
-    {"NEW cpipe 8 x 512x2 P4 (1 CTA/SM)", 32768, v_cpipe<512, 2, 4, 8, 1>},
-    {"NEW cpipe 8 x 256x4 P2, 3 CTA/SM", 32768, v_cpipe<256, 4, 2, 8, 3>},
-    {"NEW cpipe 4 x 256x8 P2 (1 CTA/SM)", 32768, v_cpipe<256, 8, 2, 4, 1>},
     {"NEW cpipe2 8 x 256x4 P2 (exchange ahead)", 32768, v_cpipe2<256, 4, 2, 8>},
     {"NEW cpipe2 8 x 256x4 P4", 32768, v_cpipe2<256, 4, 4, 8>},
     {"NEW cpipe2 8 x 256x4 P2, 3 CTA/SM", 32768, v_cpipe2<256, 4, 2, 8, 3>},
