@@ -6,7 +6,7 @@
  *                                        Tensor Core rate of cuBLAS
  *   cudalab-probe --cublas M,N,K ...   cuBLAS fp16 GEMM TFLOP/s at each shape (row-major)
  *   cudalab-probe --hold [--while-pid P]  keeps the CUDA driver initialised (no context, no
- *                                        GPU memory) until descriptor 3 reaches end of file,
+ *                                        kernels) until descriptor 3 reaches end of file,
  *                                        or, with --while-pid, until process P is gone
  *                                        (driver_keep.c, and the GPU test suite's fixture)
  *

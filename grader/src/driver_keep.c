@@ -5,7 +5,8 @@
  * those starts 0.15-0.2 s sooner on an H100 (measured with persistence mode on, so this is
  * the driver's own per-process set-up, not the GPU waking). So from the first grading on,
  * `cudalab-probe --hold` runs beside cudalab: it calls cuInit (through cudaGetDeviceCount:
- * no context, no GPU memory, nothing that runs on the GPU, so it changes no timing) and
+ * no context: nvidia-smi lists no process, 4 MiB of device memory show as used on an H100;
+ * nothing runs on the GPU, so it changes no timing) and
  * waits for its descriptor 3 to reach end of file. This process holds the write end of
  * that pipe, close-on-exec so no judge or solution inherits it: when cudalab exits, however
  * it exits, the keeper does too. cudalab itself still never initialises CUDA (DESIGN.md).
