@@ -1,13 +1,13 @@
 /* driver_keep.c: keeps the CUDA driver initialised while cudalab grades.
  *
  * Every judge and every solution process initialises CUDA afresh, and a grading starts
- * three to five of them. While some other process has the driver initialised, each of
- * those starts 0.15-0.2 s sooner on an H100 (measured with persistence mode on, so this is
- * the driver's own per-process set-up, not the GPU waking). So from the first grading on,
- * `cudalab-probe --hold` runs beside cudalab: it calls cuInit (through cudaGetDeviceCount:
- * no context: nvidia-smi lists no process, 4 MiB of device memory show as used on an H100;
- * nothing runs on the GPU, so it changes no timing) and
- * waits for its descriptor 3 to reach end of file. This process holds the write end of
+ * three to five of them. While some other process has the driver initialised, a judge run
+ * (the judge's process and the solution's) starts about 0.2 s sooner on an H100, with
+ * persistence mode on (docs/PERFORMANCE.md): the driver's own per-process set-up, not the
+ * GPU waking. So from the first grading on, `cudalab-probe --hold` runs beside cudalab: it
+ * calls cuInit (through cudaGetDeviceCount) and creates no context (nvidia-smi lists no
+ * process for it; 4 MiB of device memory show as used), and nothing of it runs on the GPU,
+ * so it changes no timing. It waits for its descriptor 3 to reach end of file. This process holds the write end of
  * that pipe, close-on-exec so no judge or solution inherits it: when cudalab exits, however
  * it exits, the keeper does too. cudalab itself still never initialises CUDA (DESIGN.md).
  * CUDALAB_DRIVER_KEEP=0 turns it off (docs/grading-policy.md). */

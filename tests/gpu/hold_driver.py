@@ -5,8 +5,8 @@
 
 Starts `cudalab-probe --hold --while-pid <ctest>` in a session of its own, its output to
 /dev/null so ctest does not wait for it: it initialises the driver (no context, no kernels)
-and waits, so each CUDA process the suite starts after it (every judge, every
-solution, every probe) starts about 0.2 s sooner on an H100 (docs/PERFORMANCE.md). It
+and waits, so each judge run the suite starts after it (the judge's and the
+solution's processes) starts about 0.2 s sooner on an H100 (docs/PERFORMANCE.md). It
 ends when ctest does. cudalab keeps one beside its own gradings the same way
 (grader/src/driver_keep.c); this one also covers the first process of every test.
 Exits 77 (ctest: SKIPPED) when no GPU is visible.
