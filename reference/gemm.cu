@@ -39,6 +39,9 @@
  *      stages) in the same shared memory; the 64-wide tile runs without clusters (B is a
  *      single 64-column box). Chosen on the host from tiles vs SMs (pick_sm90_bn); every
  *      problem with at least one 128 x 256 tile per SM runs the configuration above.
+ *    - A kernel without clusters is launched without the cluster attribute: launched with a
+ *      cluster dimension of 1 it ran slower throughout, not only at the start (1024^3:
+ *      11.2 -> 10.0 us; 1024x1024x4096: 26.4 -> 20.9 us; H100, bench/shapes/gemm_shapes).
  *    Measured on an H100 SXM (docs/PERFORMANCE.md): 758, 774 and 747 TFLOP/s at 4096^3,
  *    8192^3 and 8192x8192x2048, against cuBLAS's 765, 739 and 736 in the same run.
  *
@@ -1240,7 +1243,7 @@ bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap 
     attr.val.clusterDim.y = 1;
     attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cfg.numAttrs = cluster > 1 ? 1 : 0; /* a launch without the cluster attribute starts sooner */
     cudaError_t e;
     constexpr int CL2 = BN >= 128 ? 2 : 1; /* (cluster is never 2 for BN = 64) */
     constexpr bool SK = BN < 256;          /* split-K kernels: the narrow tiles only */
