@@ -34,11 +34,17 @@
  *      the tensor's bounds, so partial tiles need no code at all. TMA needs 16-byte
  *      aligned rows, so this path requires N % 8 == 0 (K % 8 == 0 by the ABI).
  *    - Small problems: 128 x 256 tiles leave SMs idle when there are fewer tiles than SMs
- *      (1024^3: 32 tiles for an H100's 132 SMs). The tile width is then 128 or 64 (64
- *      or 128 tiles at 1024^3; wgmma m64n128k16 / m64n64k16), with a deeper ring (6 or 8
- *      stages) in the same shared memory; the 64-wide tile runs without clusters (B is a
- *      single 64-column box). Chosen on the host from tiles vs SMs (pick_sm90_bn); every
- *      problem with at least one 128 x 256 tile per SM runs the configuration above.
+ *      (1024^3: 32 tiles for an H100's 132 SMs). The tile is then 128 x 128, 128 x 64 or
+ *      64 x 128 (64 or 128 tiles at 1024^3), with a deeper ring (6 or 8 stages) in the same
+ *      shared memory; the 64-wide tile runs without clusters (B is a single 64-column box).
+ *      wgmma m64n64k16 reads as many bytes of shared memory per product as the Tensor Cores
+ *      can compute, so 128 x 64 tiles ran at about 60% of an SM's Tensor Core rate; the
+ *      64 x 128 tile has one consumer warpgroup (m64n128k16: compute-bound) and no cluster,
+ *      and covers 1024^3 with the same 128 CTAs: 10.1 -> 9.4 us (0.82x -> 0.90x cuBLAS),
+ *      512^3 8.0 -> 7.3 us, 127x4096x520 10.0 -> 8.1 us, 1024x1024x1000 13.5 -> 10.8 us
+ *      (1000x1000x1024 12.8 -> 13.6 us: its edge tiles). Chosen on the host from tiles vs
+ *      SMs and the tile's cost (pick_sm90_tile); every problem with at least one 128 x 256
+ *      tile per SM runs the configuration above.
  *    - A kernel without clusters is launched without the cluster attribute: launched with a
  *      cluster dimension of 1 it ran slower throughout, not only at the start (1024^3:
  *      11.2 -> 10.0 us; 1024x1024x4096: 26.4 -> 20.9 us; H100, bench/shapes/gemm_shapes).
@@ -454,28 +460,33 @@ __global__ void __launch_bounds__(THREADS) gemm_sm80_kernel(const __half *__rest
 /* ------------------------------------------------------------------------------------ */
 namespace sm90 {
 
-constexpr int BM = 128, BK = 64;
+constexpr int BK = 64;
+/* The two-consumer kernels (every configuration but the 64 x 128 tile): */
 constexpr int CONSUMERS = 2;                   /* warpgroups issuing wgmma, 64 rows each */
+constexpr int BM = 64 * CONSUMERS;             /* 128 rows a tile */
 constexpr int THREADS = 128 * (CONSUMERS + 1); /* + one producer warpgroup */
-constexpr uint32_t A_BYTES = BM * BK * 2;      /* 16 KB */
 constexpr uint32_t B_CHUNK = 64 * BK * 2;      /* one TMA box of B: 64 columns x BK rows, 8 KB */
 #ifndef GEMM_TMA_STORE
 #define GEMM_TMA_STORE 1 /* epilogue: stmatrix -> shared -> TMA store (0: direct stores) */
 #endif
 constexpr uint32_t C_CHUNK = 64 * 64 * 2; /* one 64 x 64 fp16 box of C, 8 KB */
-constexpr uint32_t C_BYTES = GEMM_TMA_STORE ? CONSUMERS * 2 * C_CHUNK : 0; /* 2 buffers per consumer */
 constexpr int GROUP_TILES_M = 16; /* raster groups of 16 M tiles (2048 rows) */
 
 /* The tile width BN: 256 for every problem with at least one tile per SM (the tiles of
  * the header); 128 or 64 when 256-wide tiles leave SMs idle (1024^3: 32 tiles of 128 x 256
  * for 132 SMs; 128 x 64 gives 128). A narrower stage is smaller, so the ring gets deeper
  * in the same shared memory (more loads in flight: small problems are latency-bound). */
-template <int BN> struct tile_cfg {
+/* CONS: consumer warpgroups, each owning 64 rows of the tile (BM = 64 CONS). */
+template <int BN, int CONS = CONSUMERS> struct tile_cfg {
     static_assert(BN == 256 || BN == 128 || BN == 64, "BN: 256, 128 or 64");
-    static constexpr int STAGES = BN == 256 ? 4 : BN == 128 ? 6 : 8;
+    static_assert(CONS == 2 || (CONS == 1 && BN == 128), "one consumer: the 64 x 128 tile only");
+    static constexpr int BM = 64 * CONS, THREADS = 128 * (CONS + 1);
+    static constexpr int STAGES = BN == 256 ? 4 : BN == 128 ? (CONS == 1 ? 8 : 6) : 8;
+    static constexpr uint32_t A_BYTES = BM * BK * 2;
     static constexpr uint32_t B_BYTES = BK * BN * 2;
     static_assert(B_BYTES == (BN / 64) * B_CHUNK, "B arrives as BN / 64 boxes of 64 columns");
     static constexpr uint32_t STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr uint32_t C_BYTES = GEMM_TMA_STORE ? CONS * 2 * C_CHUNK : 0; /* 2 buffers per consumer */
     static constexpr size_t SMEM_BYTES =
         (size_t)STAGES * STAGE_BYTES + C_BYTES + 1024 /* alignment slack */ + 2 * STAGES * 8;
     static_assert(SMEM_BYTES <= 227 * 1024, "fits an H100 SM");
@@ -742,18 +753,18 @@ struct tile_walk {
 };
 
 /* The top-left corner of the C tile of work item w for this CTA. */
-template <int CLUSTER, int BN>
+template <int CLUSTER, int BN, int CONS>
 __device__ __forceinline__ void tile_origin(const tile_walk &tw, int w, int &m0, int &n0)
 {
     int um, tn;
     work_tile(w, tw.units_m, tw.tiles_n, tw.group_units, um, tn);
-    m0 = (um * CLUSTER + (int)tw.rank) * BM;
+    m0 = (um * CLUSTER + (int)tw.rank) * tile_cfg<BN, CONS>::BM;
     n0 = tn * BN;
 }
 
 /* Work item w: its tile and its k-steps [kb, ke). With split-K the splits of a tile are
  * consecutive items (so they run at the same time, on neighbouring CTAs). */
-template <int CLUSTER, int BN, bool SPLITK>
+template <int CLUSTER, int BN, bool SPLITK, int CONS>
 __device__ __forceinline__ void work_item(const tile_walk &tw, int w, int &m0, int &n0, int &split, int &kb, int &ke)
 {
     split = 0;
@@ -762,7 +773,7 @@ __device__ __forceinline__ void work_item(const tile_walk &tw, int w, int &m0, i
         split = w - tile * tw.splits;
         w = tile;
     }
-    tile_origin<CLUSTER, BN>(tw, w, m0, n0);
+    tile_origin<CLUSTER, BN, CONS>(tw, w, m0, n0);
     kb = SPLITK ? split * tw.k_iters / tw.splits : 0;
     ke = SPLITK ? (split + 1) * tw.k_iters / tw.splits : tw.k_iters;
 }
@@ -779,13 +790,14 @@ template <int STAGES> __device__ __forceinline__ void ring_next(int &s, uint32_t
 /* The barriers of every stage: "full" completes on the producer's arrive plus the TMA
  * bytes, "empty" when every consumer of the cluster has released the stage. The peer's
  * barriers exist before anyone signals them. */
-template <int CLUSTER, int STAGES> __device__ __forceinline__ void init_barriers(uint64_t *full, uint64_t *empty)
+template <int CLUSTER, int STAGES, int CONS>
+__device__ __forceinline__ void init_barriers(uint64_t *full, uint64_t *empty)
 {
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int s = 0; s < STAGES; s++) {
             mbar_init(&full[s], 1);                     /* the producer's arrive + TMA bytes */
-            mbar_init(&empty[s], CONSUMERS * CLUSTER); /* every consumer of the cluster */
+            mbar_init(&empty[s], CONS * CLUSTER); /* every consumer of the cluster */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -797,20 +809,20 @@ template <int CLUSTER, int STAGES> __device__ __forceinline__ void init_barriers
 
 /* The producer: one thread feeds the ring with TMA copies, A's tile and this CTA's share
  * of B's (multicast to both CTAs of a cluster), as soon as a stage is free everywhere. */
-template <int CLUSTER, int BN, bool SPLITK>
+template <int CLUSTER, int BN, bool SPLITK, int CONS>
 __device__ __forceinline__ void produce(const tile_walk &tw, uint8_t *smem, uint64_t *full, uint64_t *empty,
                                         const CUtensorMap *tmA, const CUtensorMap *tmB)
 {
-    using cfg = tile_cfg<BN>;
+    using cfg = tile_cfg<BN, CONS>;
     constexpr uint32_t STAGE_BYTES = cfg::STAGE_BYTES;
     int s = 0;
     uint32_t phase = 0;
     for (int w = tw.first; w < tw.count; w += tw.stride) {
         int m0, n0, split, kb, ke;
-        work_item<CLUSTER, BN, SPLITK>(tw, w, m0, n0, split, kb, ke);
+        work_item<CLUSTER, BN, SPLITK, CONS>(tw, w, m0, n0, split, kb, ke);
         for (int k = kb; k < ke; k++) {
             mbar_wait(&empty[s], phase ^ 1); /* the stage is free in every CTA */
-            uint8_t *sa = smem + s * STAGE_BYTES, *sb = sa + A_BYTES;
+            uint8_t *sa = smem + s * STAGE_BYTES, *sb = sa + cfg::A_BYTES;
             mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
             tma_load_2d(sa, tmA, &full[s], k * BK, m0);
             if (CLUSTER == 1) {
@@ -844,16 +856,17 @@ template <int CLUSTER> __device__ __forceinline__ void release_stage(uint64_t *e
 /* The main loop of one tile for consumer c: d = A B over K with wgmma from shared memory,
  * one k-step in flight while the next is issued; each stage is released as soon as the
  * wgmma reading it is done. */
-template <int CLUSTER, int BN>
+template <int CLUSTER, int BN, int CONS>
 __device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint64_t *full, uint64_t *empty, int c,
                                              int t, int &s, uint32_t &phase, float (&d)[BN / 2])
 {
-    constexpr uint32_t STAGE_BYTES = tile_cfg<BN>::STAGE_BYTES;
+    using cfg = tile_cfg<BN, CONS>;
+    constexpr uint32_t STAGE_BYTES = cfg::STAGE_BYTES;
     int prev = -1;
     for (int k = kb; k < ke; k++) {
         mbar_wait(&full[s], phase);
         const uint32_t a0 = smem_u32(smem + s * STAGE_BYTES) + c * 64 * 128;
-        const uint32_t b0 = smem_u32(smem + s * STAGE_BYTES + A_BYTES);
+        const uint32_t b0 = smem_u32(smem + s * STAGE_BYTES + cfg::A_BYTES);
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BK / 16; kk++) {
@@ -868,7 +881,7 @@ __device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint
         wgmma_wait<1>(); /* the previous k-step's wgmma is done with its stage */
         release_stage<CLUSTER>(empty, prev, t);
         prev = s;
-        ring_next<tile_cfg<BN>::STAGES>(s, phase);
+        ring_next<cfg::STAGES>(s, phase);
     }
     wgmma_wait<0>();
     fence_acc(d);
@@ -882,13 +895,13 @@ __device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint
  * whichever CTA is last), resets the counter for the next call and stores the tile. No
  * CTA waits for another, so the persistent walk cannot deadlock. Returns whether this CTA
  * stores the tile. ct: consumer thread 0..255; flag: a shared word. */
-template <int BN>
+template <int BN, int CONS>
 __device__ __forceinline__ bool splitk_combine(float (&d)[BN / 2], float4 *__restrict__ ws,
                                                unsigned *__restrict__ counters, int tile, int split, int splits, int ct,
                                                volatile int *flag)
 {
     constexpr int Q = BN / 8; /* float4s per thread */
-    constexpr int CT = CONSUMERS * 128;
+    constexpr int CT = CONS * 128;
     float4 *part = ws + (size_t)tile * splits * Q * CT;
 #pragma unroll
     for (int j = 0; j < Q; j++)
@@ -927,12 +940,13 @@ __device__ __forceinline__ bool splitk_combine(float (&d)[BN / 2], float4 *__res
  * then one thread stores each 64 x 64 box with TMA, which clips rows >= M and columns >= N.
  * Two buffers per consumer: the next box is written while the previous one is still being
  * copied out, and the next tile's wgmma starts while the last boxes drain. */
-template <int BN>
+template <int BN, int CONS>
 __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], uint8_t *smem, const CUtensorMap *tmC, int c,
                                            int t, int m0, int n0)
 {
     const int warp = t / 32, lane = t % 32;
-    const uint32_t cbuf = smem_u32(smem + tile_cfg<BN>::STAGES * tile_cfg<BN>::STAGE_BYTES) + c * 2 * C_CHUNK;
+    const uint32_t cbuf =
+        smem_u32(smem + tile_cfg<BN, CONS>::STAGES * tile_cfg<BN, CONS>::STAGE_BYTES) + c * 2 * C_CHUNK;
 #pragma unroll
     for (int q = 0; q < BN / 64; q++) {
         const uint32_t buf = cbuf + (q & 1) * C_CHUNK;
@@ -984,25 +998,25 @@ __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], __half *__r
 #endif
 #endif /* GEMM_SM90A */
 
-template <int CLUSTER, int BN, bool SPLITK = false>
-__global__ void __launch_bounds__(THREADS, 1)
+template <int CLUSTER, int BN, bool SPLITK = false, int CONS = CONSUMERS>
+__global__ void __launch_bounds__(128 * (CONS + 1), 1)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                      const __grid_constant__ CUtensorMap tmC, __half *__restrict__ C, int M, int N, int K,
                      int group_units, int splits, float4 *__restrict__ ws, unsigned *__restrict__ counters)
 {
     static_assert(BN / 64 >= CLUSTER, "each CTA of a cluster multicasts whole 64-column boxes of B");
 #if GEMM_SM90A
-    using cfg = tile_cfg<BN>;
+    using cfg = tile_cfg<BN, CONS>;
     extern __shared__ uint8_t smem_raw[];
     /* 128-byte swizzle atoms must start on 1024-byte boundaries */
     uint8_t *smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + cfg::STAGES * cfg::STAGE_BYTES + C_BYTES);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + cfg::STAGES * cfg::STAGE_BYTES + cfg::C_BYTES);
     uint64_t *empty = full + cfg::STAGES;
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     tile_walk tw;
     tw.rank = CLUSTER > 1 ? cluster_ctarank() : 0;
-    const int tiles_m = (M + BM - 1) / BM;
+    const int tiles_m = (M + cfg::BM - 1) / cfg::BM;
     tw.tiles_n = (N + BN - 1) / BN;
     tw.units_m = (tiles_m + CLUSTER - 1) / CLUSTER;
     tw.splits = SPLITK ? splits : 1;
@@ -1012,12 +1026,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     tw.group_units = group_units;
     tw.k_iters = (K + BK - 1) / BK;
 
-    init_barriers<CLUSTER, cfg::STAGES>(full, empty);
+    init_barriers<CLUSTER, cfg::STAGES, CONS>(full, empty);
     if (wg == 0) {
         /* ---- producer warpgroup: gives its registers away, one thread issues the TMA ---- */
         setmaxnreg_dec<40>();
         if (t == 0)
-            produce<CLUSTER, BN, SPLITK>(tw, smem, full, empty, &tmA, &tmB);
+            produce<CLUSTER, BN, SPLITK, CONS>(tw, smem, full, empty, &tmA, &tmB);
     } else {
         /* ---- consumers: wgmma on 64 rows each, then the epilogue ---- */
         setmaxnreg_inc<232>();
@@ -1029,15 +1043,16 @@ __global__ void __launch_bounds__(THREADS, 1)
         uint32_t phase = 0;
         for (int w = tw.first; w < tw.count; w += tw.stride) {
             int m0, n0, split, kb, ke;
-            work_item<CLUSTER, BN, SPLITK>(tw, w, m0, n0, split, kb, ke);
-            consume_tile<CLUSTER, BN>(kb, ke, smem, full, empty, c, t, s, phase, d);
+            work_item<CLUSTER, BN, SPLITK, CONS>(tw, w, m0, n0, split, kb, ke);
+            consume_tile<CLUSTER, BN, CONS>(kb, ke, smem, full, empty, c, t, s, phase, d);
             if (SPLITK) {
                 __shared__ int last_flag;
-                const int tile = (m0 / BM) * tw.tiles_n + n0 / BN;
-                if (!splitk_combine<BN>(d, ws, counters, tile, split, tw.splits, c * 128 + t, &last_flag)) continue;
+                const int tile = (m0 / cfg::BM) * tw.tiles_n + n0 / BN;
+                if (!splitk_combine<BN, CONS>(d, ws, counters, tile, split, tw.splits, c * 128 + t, &last_flag))
+                    continue;
             }
 #if GEMM_TMA_STORE
-            store_tile<BN>(d, smem, &tmC, c, t, m0, n0);
+            store_tile<BN, CONS>(d, smem, &tmC, c, t, m0, n0);
 #else
             store_tile<BN>(d, C, M, N, c, t, m0, n0);
 #endif
@@ -1059,12 +1074,16 @@ __global__ void __launch_bounds__(THREADS, 1)
 /* Configuration overrides for measuring one configuration against another (the
  * bench/dev/variants/gemm harness); 0, the default, lets the heuristic below choose.
  *   GEMM_SM90_BN     256, 128 or 64: the Hopper kernel's tile width
+ *   GEMM_SM90_BM     128 (default) or 64 (with GEMM_SM90_BN=128: the one-consumer tile)
  *   GEMM_SM90_SPLIT  1..16: the Hopper kernel's split-K factor, for 128- and 64-wide tiles
  *                    (default 1: 2 and 4 slices of 128-wide tiles were slower at 1024^3)
  *   GEMM_SM80_BN     128 or 64: the mma.sync kernel's tile width
  *   GEMM_SM80_SPLIT  1..16: the mma.sync kernel's split-K factor (capped by K / 32) */
 #ifndef GEMM_SM90_BN
 #define GEMM_SM90_BN 0
+#endif
+#ifndef GEMM_SM90_BM
+#define GEMM_SM90_BM 128
 #endif
 #ifndef GEMM_SM90_SPLIT
 #define GEMM_SM90_SPLIT 0
@@ -1117,11 +1136,11 @@ int sm90_grid(int cluster, int sms)
     return clusters * cluster;
 }
 
-template <int CLUSTER, int BN, bool SPLITK = false> bool sm90_attr()
+template <int CLUSTER, int BN, bool SPLITK = false, int CONS = sm90::CONSUMERS> bool sm90_attr()
 {
-    return cudaFuncSetAttribute(sm90::gemm_sm90_kernel<CLUSTER, BN, SPLITK>,
+    return cudaFuncSetAttribute(sm90::gemm_sm90_kernel<CLUSTER, BN, SPLITK, CONS>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)sm90::tile_cfg<BN>::SMEM_BYTES) == cudaSuccess;
+                                (int)sm90::tile_cfg<BN, CONS>::SMEM_BYTES) == cudaSuccess;
 }
 template <bool VEC, int BN> void sm80_attr()
 {
@@ -1157,7 +1176,7 @@ device_info *probe(cudaStream_t stream)
                 g_encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
             bool attrs = sm90_attr<1, 256>() && sm90_attr<2, 256>() && sm90_attr<1, 128>() && sm90_attr<2, 128>() &&
                          sm90_attr<1, 64>() && sm90_attr<1, 128, true>() && sm90_attr<2, 128, true>() &&
-                         sm90_attr<1, 64, true>();
+                         sm90_attr<1, 64, true>() && sm90_attr<1, 128, false, 1>();
             info->max_ctas1 = p.multiProcessorCount;
             /* (the 128-wide kernel holds one CTA per SM too: the same cluster grid) */
             info->max_ctas2 = attrs ? sm90_grid(2, p.multiProcessorCount) : 0;
@@ -1186,22 +1205,29 @@ bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 bool splitk_workspace(device_info *info, long long tiles, int splits, size_t per_split, cudaStream_t stream);
 
-/* The Hopper tile width. 256 whenever the 128 x 256 tiles number at least one per SM: the
+/* The Hopper tile, BM x BN. 128 x 256 whenever those tiles number at least one per SM: the
  * configuration of every large problem. Below that, the persistent grid is short of work
- * and a narrower tile spreads the same problem over more SMs; the time of a CTA grows with
- * its tile width, so choose the width that minimises rounds x width, where rounds =
- * ceil(tiles / SMs), preferring the wider tile on a tie (fewer loads of A). */
-int pick_sm90_bn(int M, int N, int sms)
+ * and a smaller tile spreads the same problem over more SMs. A CTA's time grows with its
+ * tile's area, and is half as long again per output for 64-wide tiles: wgmma m64n64k16
+ * reads as many bytes of shared memory per product as the Tensor Cores compute (about 60%
+ * of their rate per SM, measured), m64n128k16 and wider are compute-bound (about 90%). So
+ * the tile minimising rounds x area x (3 for 64-wide, else 2), rounds = ceil(tiles / SMs),
+ * is chosen, the larger tile on a tie (fewer loads of A and B). 64 x 128 is one consumer
+ * warpgroup's tile: the 128-row tiles' width of work on twice as many SMs. */
+struct sm90_tile {
+    int bm, bn;
+};
+sm90_tile pick_sm90_tile(int M, int N, int sms)
 {
-    if (GEMM_SM90_BN) return GEMM_SM90_BN;
-    const int tiles_m = ceil_div(M, sm90::BM);
-    if ((long long)tiles_m * ceil_div(N, 256) >= sms) return 256;
-    int best = 256;
-    long long best_cost = 256;
-    for (int bn = 128; bn >= 64; bn /= 2) {
-        const long long tiles = (long long)tiles_m * ceil_div(N, bn);
-        const long long cost = (tiles + sms - 1) / sms * bn;
-        if (cost < best_cost) best = bn, best_cost = cost;
+    if (GEMM_SM90_BN) return {GEMM_SM90_BM, GEMM_SM90_BN};
+    if ((long long)ceil_div(M, 128) * ceil_div(N, 256) >= sms) return {128, 256};
+    const sm90_tile cand[] = {{128, 256}, {128, 128}, {128, 64}, {64, 128}};
+    sm90_tile best = cand[0];
+    long long best_cost = -1;
+    for (const sm90_tile c : cand) {
+        const long long tiles = (long long)ceil_div(M, c.bm) * ceil_div(N, c.bn);
+        const long long cost = (tiles + sms - 1) / sms * c.bm * c.bn * (c.bn == 64 ? 3 : 2);
+        if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
     }
     return best;
 }
@@ -1216,14 +1242,16 @@ int pick_sm90_split(int bn, int K)
     return std::max(1, std::min(splits, std::min(k_iters / 4, 16)));
 }
 
-template <int BN>
+template <int BN, int CONS = sm90::CONSUMERS>
 bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap &tb, const CUtensorMap &tc,
                     __half *C, int M, int N, int K, cudaStream_t stream)
 {
-    const int tiles_m = ceil_div(M, sm90::BM), tiles_n = ceil_div(N, BN);
-    /* clusters multicast whole 64-column boxes of B: the 64-wide tile runs without */
-    const int cluster = (GEMM_CLUSTER == 2 && BN >= 128 && tiles_m >= 2 && info->max_ctas2 >= 2) ? 2 : 1;
-    int splits = BN == 256 ? 1 : pick_sm90_split(BN, K);
+    const int tiles_m = ceil_div(M, sm90::tile_cfg<BN, CONS>::BM), tiles_n = ceil_div(N, BN);
+    /* clusters multicast whole 64-column boxes of B: the 64-wide tile runs without, and so
+     * does the one-consumer tile (a small problem's configuration: no multicast, no split) */
+    const int cluster =
+        (GEMM_CLUSTER == 2 && BN >= 128 && CONS == 2 && tiles_m >= 2 && info->max_ctas2 >= 2) ? 2 : 1;
+    int splits = BN == 256 || CONS == 1 ? 1 : pick_sm90_split(BN, K);
     const long long tiles = (long long)ceil_div(tiles_m, cluster) * cluster * tiles_n;
     const size_t per_split = (size_t)sm90::CONSUMERS * 128 * (BN / 2) * sizeof(float); /* the accumulators */
     if (splits > 1 && !splitk_workspace(info, tiles, splits, per_split, stream)) splits = 1;
@@ -1234,8 +1262,8 @@ bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap 
 
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid, 1, 1);
-    cfg.blockDim = dim3(sm90::THREADS, 1, 1);
-    cfg.dynamicSmemBytes = sm90::tile_cfg<BN>::SMEM_BYTES;
+    cfg.blockDim = dim3(sm90::tile_cfg<BN, CONS>::THREADS, 1, 1);
+    cfg.dynamicSmemBytes = sm90::tile_cfg<BN, CONS>::SMEM_BYTES;
     cfg.stream = stream;
     cudaLaunchAttribute attr;
     attr.id = cudaLaunchAttributeClusterDimension;
@@ -1249,7 +1277,10 @@ bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap 
     constexpr bool SK = BN < 256;          /* split-K kernels: the narrow tiles only */
     float4 *ws = splits > 1 ? info->ws : nullptr;
     unsigned *counters = splits > 1 ? info->counters : nullptr;
-    if (splits > 1 && cluster == 2)
+    if (CONS == 1)
+        e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<1, 128, false, 1>, ta, tb, tc, C, M, N, K, group, 1, ws,
+                               counters);
+    else if (splits > 1 && cluster == 2)
         e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<CL2, BN, SK>, ta, tb, tc, C, M, N, K, group, splits, ws,
                                counters);
     else if (splits > 1)
@@ -1270,12 +1301,12 @@ bool launch_sm90(device_info *info, const __half *A, const __half *B, __half *C,
     static struct {
         const void *A, *B, *C;
         int M, N, K;
-        CUtensorMap ta, tb, tc;
-    } last = {nullptr, nullptr, nullptr, 0, 0, 0, {}, {}, {}};
+        CUtensorMap ta, ta64, tb, tc; /* A in boxes of 128 rows, and of 64 (the one-consumer tile) */
+    } last = {nullptr, nullptr, nullptr, 0, 0, 0, {}, {}, {}, {}};
     if (last.A != A || last.B != B || last.C != C || last.M != M || last.N != N || last.K != K) {
         last.A = nullptr;
-        if (!make_map(&last.ta, A, M, K, sm90::BM, 64) || !make_map(&last.tb, B, K, N, sm90::BK, 64) ||
-            !make_map(&last.tc, C, M, N, 64, 64))
+        if (!make_map(&last.ta, A, M, K, sm90::BM, 64) || !make_map(&last.ta64, A, M, K, 64, 64) ||
+            !make_map(&last.tb, B, K, N, sm90::BK, 64) || !make_map(&last.tc, C, M, N, 64, 64))
             return false;
         last.A = A;
         last.B = B;
@@ -1284,7 +1315,9 @@ bool launch_sm90(device_info *info, const __half *A, const __half *B, __half *C,
         last.N = N;
         last.K = K;
     }
-    switch (pick_sm90_bn(M, N, info->max_ctas1)) {
+    const sm90_tile tile = pick_sm90_tile(M, N, info->max_ctas1);
+    if (tile.bm == 64) return launch_sm90_bn<128, 1>(info, last.ta64, last.tb, last.tc, C, M, N, K, stream);
+    switch (tile.bn) {
     case 64: return launch_sm90_bn<64>(info, last.ta, last.tb, last.tc, C, M, N, K, stream);
     case 128: return launch_sm90_bn<128>(info, last.ta, last.tb, last.tc, C, M, N, K, stream);
     default: return launch_sm90_bn<256>(info, last.ta, last.tb, last.tc, C, M, N, K, stream);
