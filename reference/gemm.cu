@@ -42,7 +42,10 @@
  *      64 x 128 tile has one consumer warpgroup (m64n128k16: compute-bound) and no cluster,
  *      and covers 1024^3 with the same 128 CTAs: 10.1 -> 9.4 us (0.82x -> 0.90x cuBLAS),
  *      512^3 8.0 -> 7.3 us, 127x4096x520 10.0 -> 8.1 us, 1024x1024x1000 13.5 -> 10.8 us
- *      (1000x1000x1024 12.8 -> 13.6 us: its edge tiles). Chosen on the host from tiles vs
+ *      (1000x1000x1024 12.8 -> 13.6 us: its edge tiles). With one warpgroup issuing, it
+ *      keeps two k-steps of wgmma in flight instead of one (GEMM_SM90_INFLIGHT): the stage
+ *      is released one k-step later, and 1024x1024x4096 ran 20.1-20.4 -> 18.7-18.8 us.
+ *      Chosen on the host from tiles vs
  *      SMs and the tile's cost (pick_sm90_tile); every problem with at least one 128 x 256
  *      tile per SM runs the configuration above.
  *    - A kernel without clusters is launched without the cluster attribute: launched with a
@@ -466,6 +469,9 @@ constexpr int CONSUMERS = 2;                   /* warpgroups issuing wgmma, 64 r
 constexpr int BM = 64 * CONSUMERS;             /* 128 rows a tile */
 constexpr int THREADS = 128 * (CONSUMERS + 1); /* + one producer warpgroup */
 constexpr uint32_t B_CHUNK = 64 * BK * 2;      /* one TMA box of B: 64 columns x BK rows, 8 KB */
+#ifndef GEMM_SM90_INFLIGHT
+#define GEMM_SM90_INFLIGHT 2 /* k-steps of wgmma left in flight by the one-consumer tile: 1 or 2 */
+#endif
 #ifndef GEMM_TMA_STORE
 #define GEMM_TMA_STORE 1 /* epilogue: stmatrix -> shared -> TMA store (0: direct stores) */
 #endif
@@ -862,7 +868,7 @@ __device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint
 {
     using cfg = tile_cfg<BN, CONS>;
     constexpr uint32_t STAGE_BYTES = cfg::STAGE_BYTES;
-    int prev = -1;
+    int prev = -1, prev2 = -1; /* stages whose wgmma may still be reading them */
     for (int k = kb; k < ke; k++) {
         mbar_wait(&full[s], phase);
         const uint32_t a0 = smem_u32(smem + s * STAGE_BYTES) + c * 64 * 128;
@@ -878,13 +884,20 @@ __device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint
             wgmma_k16(d, da, db, ((k - kb) | kk) != 0);
         }
         wgmma_commit();
-        wgmma_wait<1>(); /* the previous k-step's wgmma is done with its stage */
-        release_stage<CLUSTER>(empty, prev, t);
+        if (GEMM_SM90_INFLIGHT == 2 && CONS == 1) {
+            wgmma_wait<2>(); /* the k-step before the previous one is done with its stage */
+            release_stage<CLUSTER>(empty, prev2, t);
+            prev2 = prev;
+        } else {
+            wgmma_wait<1>(); /* the previous k-step's wgmma is done with its stage */
+            release_stage<CLUSTER>(empty, prev, t);
+        }
         prev = s;
         ring_next<cfg::STAGES>(s, phase);
     }
     wgmma_wait<0>();
     fence_acc(d);
+    release_stage<CLUSTER>(empty, prev2, t);
     release_stage<CLUSTER>(empty, prev, t);
 }
 
@@ -1075,6 +1088,7 @@ __global__ void __launch_bounds__(128 * (CONS + 1), 1)
  * bench/dev/variants/gemm harness); 0, the default, lets the heuristic below choose.
  *   GEMM_SM90_BN     256, 128 or 64: the Hopper kernel's tile width
  *   GEMM_SM90_BM     128 (default) or 64 (with GEMM_SM90_BN=128: the one-consumer tile)
+ *   GEMM_SM90_INFLIGHT  2 (default) or 1: k-steps of wgmma in flight, one-consumer tile
  *   GEMM_SM90_SPLIT  1..16: the Hopper kernel's split-K factor, for 128- and 64-wide tiles
  *                    (default 1: 2 and 4 slices of 128-wide tiles were slower at 1024^3)
  *   GEMM_SM80_BN     128 or 64: the mma.sync kernel's tile width
