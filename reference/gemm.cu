@@ -860,8 +860,9 @@ template <int CLUSTER> __device__ __forceinline__ void release_stage(uint64_t *e
 }
 
 /* The main loop of one tile for consumer c: d = A B over K with wgmma from shared memory,
- * one k-step in flight while the next is issued; each stage is released as soon as the
- * wgmma reading it is done. */
+ * one k-step in flight while the next is issued (two with a single consumer warpgroup,
+ * which has no other warpgroup to issue while it waits); each stage is released as soon
+ * as the wgmma reading it is done. */
 template <int CLUSTER, int BN, int CONS>
 __device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint64_t *full, uint64_t *empty, int c,
                                              int t, int &s, uint32_t &phase, float (&d)[BN / 2])
