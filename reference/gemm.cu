@@ -476,7 +476,7 @@ constexpr uint32_t B_CHUNK = 64 * BK * 2;      /* one TMA box of B: 64 columns x
 #define GEMM_TMA_STORE 1 /* epilogue: stmatrix -> shared -> TMA store (0: direct stores) */
 #endif
 constexpr uint32_t C_CHUNK = 64 * 64 * 2; /* one 64 x 64 fp16 box of C, 8 KB */
-constexpr int GROUP_TILES_M = 16; /* raster groups of 16 M tiles (2048 rows) */
+constexpr int GROUP_TILES_M = 16; /* raster groups of 16 M tiles (2048 rows; 1024 for the 64-row tile) */
 
 /* The tile width BN: 256 for every problem with at least one tile per SM (the tiles of
  * the header); 128 or 64 when 256-wide tiles leave SMs idle (1024^3: 32 tiles of 128 x 256
@@ -885,7 +885,7 @@ __device__ __forceinline__ void consume_tile(int kb, int ke, uint8_t *smem, uint
             wgmma_k16(d, da, db, ((k - kb) | kk) != 0);
         }
         wgmma_commit();
-        if (GEMM_SM90_INFLIGHT == 2 && CONS == 1) {
+        if constexpr (GEMM_SM90_INFLIGHT == 2 && CONS == 1) {
             wgmma_wait<2>(); /* the k-step before the previous one is done with its stage */
             release_stage<CLUSTER>(empty, prev2, t);
             prev2 = prev;
@@ -1268,7 +1268,7 @@ bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap 
         (GEMM_CLUSTER == 2 && BN >= 128 && CONS == 2 && tiles_m >= 2 && info->max_ctas2 >= 2) ? 2 : 1;
     int splits = BN == 256 || CONS == 1 ? 1 : pick_sm90_split(BN, K);
     const long long tiles = (long long)ceil_div(tiles_m, cluster) * cluster * tiles_n;
-    const size_t per_split = (size_t)sm90::CONSUMERS * 128 * (BN / 2) * sizeof(float); /* the accumulators */
+    const size_t per_split = (size_t)CONS * 128 * (BN / 2) * sizeof(float); /* the accumulators */
     if (splits > 1 && !splitk_workspace(info, tiles, splits, per_split, stream)) splits = 1;
     const int units = ceil_div(tiles_m, cluster) * tiles_n * splits;
     const int max_ctas = cluster == 2 ? info->max_ctas2 : info->max_ctas1;
@@ -1286,14 +1286,14 @@ bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap 
     attr.val.clusterDim.y = 1;
     attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
-    cfg.numAttrs = cluster > 1 ? 1 : 0; /* a launch without the cluster attribute starts sooner */
+    cfg.numAttrs = cluster > 1 ? 1 : 0; /* with a cluster dimension of 1 the kernel ran slower (header) */
     cudaError_t e;
     constexpr int CL2 = BN >= 128 ? 2 : 1; /* (cluster is never 2 for BN = 64) */
     constexpr bool SK = BN < 256;          /* split-K kernels: the narrow tiles only */
     float4 *ws = splits > 1 ? info->ws : nullptr;
     unsigned *counters = splits > 1 ? info->counters : nullptr;
-    if (CONS == 1)
-        e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<1, 128, false, 1>, ta, tb, tc, C, M, N, K, group, 1, ws,
+    if constexpr (CONS == 1)
+        e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<1, BN, false, CONS>, ta, tb, tc, C, M, N, K, group, 1, ws,
                                counters);
     else if (splits > 1 && cluster == 2)
         e = cudaLaunchKernelEx(&cfg, sm90::gemm_sm90_kernel<CL2, BN, SK>, ta, tb, tc, C, M, N, K, group, splits, ws,
