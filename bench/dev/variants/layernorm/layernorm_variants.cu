@@ -445,6 +445,26 @@ template <int K, int MINB> static cudaError_t v_warp_ldg(const lnargs &a)
     return cudaGetLastError();
 }
 
+// `clusters` clusters of C blocks of T threads (no cluster attribute when C is 1).
+template <class Kernel>
+static cudaError_t launch_clusters(Kernel kernel, int clusters, int C, int T, size_t smem, const lnargs &a)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = dim3((unsigned)clusters * C);
+    cfg.blockDim = dim3(T);
+    cfg.dynamicSmemBytes = smem;
+    if (C > 1) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = C;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    return cudaLaunchKernelEx(&cfg, kernel, A_);
+}
+
 // MODE > 0: MODE rows per block (cluster); 0: one row each; -1: persistent (as many as fit);
 // -2: as many as fit, rounded so each does the same number of rows.
 template <int T, int NV, bool GB, int C, int MODE> static cudaError_t v_block(const lnargs &a)
@@ -464,20 +484,7 @@ template <int T, int NV, bool GB, int C, int MODE> static cudaError_t v_block(co
         const int per = (a.rows + fit - 1) / fit;
         clusters = (a.rows + per - 1) / per;
     }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    cfg.gridDim = dim3((unsigned)clusters * C);
-    cfg.blockDim = dim3(T);
-    cfg.dynamicSmemBytes = smem;
-    if (C > 1) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = C;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    return cudaLaunchKernelEx(&cfg, layernorm_block<T, NV, GB>, A_);
+    return launch_clusters(layernorm_block<T, NV, GB>, clusters, C, T, smem, a);
 }
 
 template <int T, int R, int S> static cudaError_t v_rs(const lnargs &a)
@@ -524,19 +531,7 @@ template <int T, int NV, int P, int C, int MINB = 2, bool GBS = false> static cu
         printf("  [cpipe2 T%d NV%d P%d C%d: %d registers, %zu bytes local, %d clusters resident]\n", T, NV, P, C, fa.numRegs,
                (size_t)fa.localSizeBytes, fit);
     }
-    const int clusters = fit < a.rows ? fit : a.rows;
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    cfg.gridDim = dim3((unsigned)clusters * C);
-    cfg.blockDim = dim3(T);
-    cfg.dynamicSmemBytes = smem;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, ln_cpipe2<T, NV, P, C, MINB, GBS>, A_);
+    return launch_clusters(ln_cpipe2<T, NV, P, C, MINB, GBS>, fit < a.rows ? fit : a.rows, C, T, smem, a);
 }
 template <int T, int NV> static cudaError_t v_pair(const lnargs &a)
 {
