@@ -61,33 +61,58 @@ static int args(cl_run *run, void *st_, cl_args *a)
     return 0;
 }
 
+/* Out row j (column j of in), downloaded as row: 0 right; mm NULL: 1 at the first wrong
+ * element, nothing reported (memlab.h); else every element into mm, the first wrong one
+ * described. */
+static int check_out_row(cl_run *run, const transpose_state *st, cl_mm_acc *mm, long long j, const float *row)
+{
+    int wrong = 0;
+    const long long R = st->rows, C = st->cols;
+    for (long long i = 0; i < R; i++) {
+        const float want = cl_gen_f32(&st->gen, (uint64_t)i * (uint64_t)C + (uint64_t)j);
+        const int same = st->max_abs > 0 ? cl_close(row[i], want, st->max_abs, 0.0)
+                                         : memcmp(&row[i], &want, sizeof want) == 0;
+        if (!mm) {
+            if (!same)
+                return 1;
+            continue;
+        }
+        cl_mm_add(mm, j * R + i, want, row[i], same);
+        if (!same && !wrong) {
+            char where[64];
+            snprintf(where, sizeof where, "out[%lld][%lld]", j, i);
+            wrong = cl_mismatch(run, where, want, row[i],
+                                "out is %lld x %lld and out[j][i] must equal in[i][j] = %.9g exactly%s", C, R,
+                                (double)want, ml_why(row[i]));
+        }
+    }
+    return wrong;
+}
+
+/* Row i of the downloaded chunk, without a report (ml_rows_pass). */
+static int row_passes(const void *st_, long long j, long long i, void *scratch)
+{
+    (void)scratch;
+    const transpose_state *st = st_;
+    return check_out_row(NULL, st, NULL, j, st->host + (size_t)i * (size_t)st->rows);
+}
+
 /* Checks out rows [lo, hi) (each out row j holds column j of in), every element into mm. */
 static int check_out_rows(cl_run *run, transpose_state *st, cl_mm_acc *mm, long long lo, long long hi)
 {
     int wrong = 0;
-    const long long R = st->rows, C = st->cols;
+    const long long R = st->rows;
     for (long long j0 = lo; j0 < hi; j0 += st->chunk_rows) {
         const long long j1 = j0 + st->chunk_rows < hi ? j0 + st->chunk_rows : hi;
         if (cl_download(run, st->host, st->out + (size_t)j0 * (size_t)R,
                         (size_t)(j1 - j0) * (size_t)R * sizeof(float)))
             return -1;
-        for (long long j = j0; j < j1; j++) {
-            const float *row = st->host + (size_t)(j - j0) * (size_t)R;
-            for (long long i = 0; i < R; i++) {
-                const float want = cl_gen_f32(&st->gen, (uint64_t)i * (uint64_t)C + (uint64_t)j);
-                const int same = st->max_abs > 0 ? cl_close(row[i], want, st->max_abs, 0.0)
-                                                 : memcmp(&row[i], &want, sizeof want) == 0;
-                cl_mm_add(mm, j * R + i, want, row[i], same);
-                if (!same && !wrong) {
-                    char where[64];
-                    snprintf(where, sizeof where, "out[%lld][%lld]", j, i);
-                    wrong = cl_mismatch(run, where, want, row[i],
-                                        "out is %lld x %lld and out[j][i] must equal in[i][j] = %.9g "
-                                        "exactly%s",
-                                        C, R, (double)want, ml_why(row[i]));
-                }
-            }
+        if (ml_rows_pass(st, j0, j1 - j0, (double)(j1 - j0) * (double)R, 0, row_passes)) {
+            cl_mm_add_passed(mm, j0 * R, (j1 - j0) * R);
+            continue;
         }
+        for (long long j = j0; j < j1; j++)
+            wrong |= check_out_row(run, st, mm, j, st->host + (size_t)(j - j0) * (size_t)R);
     }
     return wrong;
 }
