@@ -121,16 +121,53 @@ static long long piece_degree(const topo_piece *p, long long r, uint64_t seed)
     return to_low ? d0 - shift : d0 + shift;
 }
 
-/* Target (relative rank) of slot j of relative source rank r. */
-static long long piece_target(const topo_piece *p, long long r, long long j, uint64_t seed)
+/* The targets of relative source rank r: slot j goes to a random rank of level a + 1 + d
+ * (a: r's level, d drawn in [0, span), the last level at most). A row's levels are found
+ * once (each start is a 64-bit division) and the draws are 32-bit remainders of operands
+ * below 2^32, the same numbers as 64-bit ones, cheaper: a bench graph has 16M edges, made
+ * again for every timed run. */
+#define TOPO_SPAN_TABLE 16
+typedef struct row_targets {
+    const topo_piece *p;
+    uint64_t key;                                     /* the row's hash input; j is xored in */
+    long long a;                                      /* r's level */
+    long long start[TOPO_SPAN_TABLE], end[TOPO_SPAN_TABLE]; /* level a + 1 + d's ranks (span <= table) */
+} row_targets;
+
+static long long target_level(const topo_piece *p, long long a, long long d)
 {
-    uint64_t h = cl_rand64(seed ^ 0xBB67AE8584CAA73Bull, ((uint64_t)(p->off + r) << 24) ^ (uint64_t)j, 0);
-    long long a = level_of(p, r);
-    long long b = a + 1 + (long long)((h >> 40) % (uint64_t)p->span);
-    if (b > p->levels - 1)
-        b = p->levels - 1;
-    long long s = level_start(p, b), e = level_start(p, b + 1);
-    return s + (long long)((h & 0xFFFFFFFFull) % (uint64_t)(e - s));
+    long long b = a + 1 + d;
+    return b > p->levels - 1 ? p->levels - 1 : b;
+}
+
+static void row_targets_init(row_targets *t, const topo_piece *p, long long r)
+{
+    t->p = p;
+    t->key = (uint64_t)(p->off + r) << 24;
+    t->a = level_of(p, r);
+    for (long long d = 0; d < p->span && d < TOPO_SPAN_TABLE; d++) {
+        long long b = target_level(p, t->a, d);
+        t->start[d] = level_start(p, b);
+        t->end[d] = level_start(p, b + 1);
+    }
+}
+
+/* Target (relative rank) of slot j. */
+static long long row_target(const row_targets *t, long long j, uint64_t seed)
+{
+    const topo_piece *p = t->p;
+    uint64_t h = cl_rand64(seed ^ 0xBB67AE8584CAA73Bull, t->key ^ (uint64_t)j, 0);
+    uint64_t d = p->span <= 0xFFFFFFFFll ? (uint32_t)(h >> 40) % (uint32_t)p->span : (h >> 40) % (uint64_t)p->span;
+    long long s, e;
+    if (p->span <= TOPO_SPAN_TABLE) {
+        s = t->start[d];
+        e = t->end[d];
+    } else {
+        long long b = target_level(p, t->a, d);
+        s = level_start(p, b);
+        e = level_start(p, b + 1);
+    }
+    return s + (long long)((uint32_t)h % (uint32_t)(e - s));
 }
 
 static int find_piece(const topo_state *s, long long rank)
@@ -199,8 +236,11 @@ static void edges_part(void *ctx, int t, long long lo, long long hi)
         const topo_piece *p = &s->pieces[find_piece(s, r)];
         long long rel = r - p->off, deg = piece_degree(p, rel, b->seed);
         int *out = s->col + s->row_ptr[u];
+        row_targets tg;
+        if (deg > 0)
+            row_targets_init(&tg, p, rel);
         for (long long j = 0; j < deg; j++) {
-            int v = s->id_of[p->off + piece_target(p, rel, j, b->seed)];
+            int v = s->id_of[p->off + row_target(&tg, j, b->seed)];
             for (long long d = 0; d < s->dup; d++)
                 *out++ = v;
         }
@@ -465,6 +505,50 @@ static int check_all_edges(cl_run *run, const topo_state *s)
     return 0;
 }
 
+/* is_permutation's three passes over order (pos[v] = its slot). A repeated node's slots
+ * race to write pos[v]; whichever wins, the other slot sees pos[v] != itself. */
+typedef struct perm_scan {
+    topo_state *s;
+    int pass;
+    int bad[CL_PAR_MAX];
+} perm_scan;
+static void perm_part(void *ctx, int t, long long lo, long long hi)
+{
+    perm_scan *p = ctx;
+    topo_state *s = p->s;
+    int n = (int)s->n, bad = 0;
+    if (p->pass == 0)
+        for (long long v = lo; v < hi; v++)
+            s->pos[v] = -1;
+    else if (p->pass == 1)
+        for (long long i = lo; i < hi; i++) {
+            int v = s->order_h[i];
+            if (v < 0 || v >= n)
+                bad = 1;
+            else
+                __atomic_store_n(&s->pos[v], (int)i, __ATOMIC_RELAXED);
+        }
+    else
+        for (long long i = lo; i < hi && !bad; i++)
+            bad = s->pos[s->order_h[i]] != (int)i;
+    p->bad[t] = bad;
+}
+
+/* Whether order_h is a permutation of 0..n-1; if so, pos holds each node's slot. */
+static int is_permutation(topo_state *s)
+{
+    perm_scan p = {.s = s};
+    for (p.pass = 0; p.pass < 3; p.pass++) {
+        int nt = cl_par_for(s->n, (double)s->n * 10, CL_PAR_MAX, perm_part, &p);
+        for (int t = 0; t < nt; t++)
+            if (p.bad[t])
+                return 0;
+    }
+    return 1;
+}
+
+static int report_not_permutation(cl_run *run, topo_state *s);
+
 static int topo_judge(cl_run *run, topo_state *s, int full, int *cyclic_out)
 {
     long long n = s->n;
@@ -510,7 +594,19 @@ static int topo_judge(cl_run *run, topo_state *s, int full, int *cyclic_out)
 
     if (cl_download(run, s->order_h, s->d_order, (size_t)n * sizeof(int)))
         return -1;
-    /* a permutation of 0..n-1 */
+    /* a permutation of 0..n-1: on every core; where it is not, one core finds the first
+     * slot at fault and says why */
+    if (!is_permutation(s))
+        return report_not_permutation(run, s);
+    /* every edge forward, after every call */
+    return check_all_edges(run, s);
+}
+
+/* The first slot of order that is not a node id, or repeats one, reported (with Kahn's
+ * order beside it): one core, in order. */
+static int report_not_permutation(cl_run *run, topo_state *s)
+{
+    long long n = s->n;
     for (long long v = 0; v < n; v++)
         s->pos[v] = -1;
     for (long long i = 0; i < n; i++) {
@@ -527,8 +623,7 @@ static int topo_judge(cl_run *run, topo_state *s, int full, int *cyclic_out)
                                s->pos[v]);
         s->pos[v] = (int)i;
     }
-    /* every edge forward, after every call */
-    return check_all_edges(run, s);
+    return cl_failf(run, "order is not a permutation of 0..%lld", n - 1); /* not reached */
 }
 
 /* The first problem in words, and the rule the answer breaks with its smallest
