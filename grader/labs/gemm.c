@@ -297,7 +297,7 @@ static void gen_inputs(void *ctx, int t, long long lo, long long hi)
 {
     (void)t;
     gen_job *j = ctx;
-    for (long long e = lo; e < hi; e++) j->dst[e] = cl_f16_to_f32(cl_gen_f16(j->g, (uint64_t)e));
+    cl_gen_f16_span(j->g, (uint64_t)lo, 1, hi - lo, j->dst + lo);
 }
 static void generate_host(gemm_state *s, int which)
 {
@@ -343,9 +343,9 @@ static void gather_part(void *ctx, int t, long long lo, long long hi)
     long long K = g->s->K;
     for (long long x = lo; x < hi; x++)
         if (x < g->nr)
-            for (long long k = 0; k < K; k++) g->arows[x * K + k] = (float)a_at(g->s, g->rows[x], k);
+            cl_gen_f16_span(&g->s->ga, (uint64_t)(g->rows[x] * K), 1, K, g->arows + x * K);
         else
-            for (long long k = 0; k < K; k++) g->bcols[(x - g->nr) * K + k] = (float)b_at(g->s, k, g->cols[x - g->nr]);
+            cl_gen_f16_span(&g->s->gb, (uint64_t)g->cols[x - g->nr], (uint64_t)g->s->N, K, g->bcols + (x - g->nr) * K);
 }
 
 /* fetch_rows: hC does not hold C yet; only the sampled rows are downloaded. */

@@ -115,12 +115,10 @@ static void input_row(const layernorm_state *st, long long r, float *x)
     const long long C = st->cols;
     const int kind = row_kind(st, r);
     if (kind == ROW_PLAIN) {
-        for (long long j = 0; j < C; j++)
-            x[j] = cl_gen_f32(&st->gen, (uint64_t)r * (uint64_t)C + (uint64_t)j);
+        cl_gen_f32_span(&st->gen, (uint64_t)r * (uint64_t)C, 1, C, x);
     } else {
         const cl_gen g = row_gen(st, r, kind);
-        for (long long j = 0; j < C; j++)
-            x[j] = cl_gen_f32(&g, (uint64_t)j);
+        cl_gen_f32_span(&g, 0, 1, C, x);
     }
 }
 

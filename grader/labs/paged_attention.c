@@ -26,10 +26,10 @@
  * verify(full) checks every (sequence, kv head) group of small cases and a sample of about
  * 2^26 recomputed K/V elements on large ones (every sequence at least once); the quick
  * check after timed runs samples 2^22. The references of the groups a check covers are
- * computed first, a group per thread on up to 16 cores (parallel.h; with fewer groups than
- * threads, each group's K and V rows in slices and its heads one by one on all of them),
- * then compared in the order above, so the report is the same whatever the number of
- * threads. */
+ * computed first, on up to 16 cores (parallel.h): the groups longest context first, in
+ * waves of one group per thread, each wave's K and V rows in slices and then its heads one
+ * by one, handed out to whichever thread is free; then they are compared in the order
+ * above, so the report is the same whatever the number of threads. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -53,15 +53,32 @@ typedef struct pa_state {
     uint16_t *out_h;  /* downloaded output */
     double *ref, *mag; /* per output element: the fp64 reference and sum_t p_t |v_t,d| */
     int nthreads;      /* threads that compute references (parallel.h) */
-    float *kbuf, *vbuf; /* per thread: one group's K and V rows (fp16 values, exact in fp32) */
+    float *kbuf, *vbuf; /* per thread: one group's K and V rows (fp16 values, exact in fp32);
+                         * K interleaved by KEY_LANES keys (group_rows) */
     double *score;      /* per thread: one head's scores */
-    unsigned char *seen; /* per group: its references are computed (this verify) */
+    unsigned char *seen; /* per group: listed already (this verify) */
+    struct pa_item *todo; /* the distinct groups of a verify, longest context first */
     cl_gen gq, gk, gv;
     uint64_t seed;
     void *d_q, *d_k, *d_v, *d_out;
     int *d_tables, *d_ctx;
     cl_mm_acc *mm; /* this verify's report (cl_report_elements) */
 } pa_state;
+
+/* A group whose reference a verify computes. */
+typedef struct pa_item {
+    long long ctx, seq, g;
+} pa_item;
+
+/* Keys whose scores one pass computes together: K is stored as blocks of KEY_LANES keys,
+ * dimension-major inside a block, so the lanes are contiguous and each key's dot product
+ * still sums its dimensions in order (the same bits as one key at a time). */
+#define KEY_LANES 4
+static size_t set_elems(const pa_state *s) /* floats of one buffer set of K (or V) */
+{
+    size_t maxctx = (size_t)(s->maxb * s->bs);
+    return (maxctx + KEY_LANES - 1) / KEY_LANES * KEY_LANES * (size_t)s->dim;
+}
 
 static int read_shape(cl_run *run, const cl_case *c, pa_state *s)
 {
@@ -149,12 +166,13 @@ static int pa_setup(cl_run *run, const cl_case *c, void *state)
     size_t nt = (size_t)s->nthreads;
     s->ref = cl_host_alloc(run, S * H * D * sizeof(double));
     s->mag = cl_host_alloc(run, S * H * D * sizeof(double));
-    s->kbuf = cl_host_alloc(run, nt * maxctx * D * sizeof(float));
-    s->vbuf = cl_host_alloc(run, nt * maxctx * D * sizeof(float));
+    s->kbuf = cl_host_alloc(run, nt * set_elems(s) * sizeof(float));
+    s->vbuf = cl_host_alloc(run, nt * set_elems(s) * sizeof(float));
     s->score = cl_host_alloc(run, nt * maxctx * sizeof(double));
     s->seen = cl_host_alloc(run, S * KVH);
+    s->todo = cl_host_alloc(run, S * KVH * sizeof(pa_item));
     if (!s->tables || !s->pool_perm || !s->out_h || !s->ref || !s->mag || !s->kbuf || !s->vbuf || !s->score ||
-        !s->seen)
+        !s->seen || !s->todo)
         return cl_errorf(run, "paged_attention: out of host memory");
 
     s->d_q = cl_alloc_in(run, S * H * D * 2, "q");
@@ -253,27 +271,30 @@ static double f16(uint16_t h) { return (double)cl_f16_to_f32(h); }
 static void group_rows(pa_state *s, int t, long long seq, long long g, long long k_lo, long long k_hi)
 {
     long long D = s->dim, BS = s->bs, KVH = s->kv_heads;
-    size_t maxctx = (size_t)(s->maxb * s->bs);
-    float *kbuf = s->kbuf + (size_t)t * maxctx * (size_t)D, *vbuf = s->vbuf + (size_t)t * maxctx * (size_t)D;
+    float *kbuf = s->kbuf + (size_t)t * set_elems(s), *vbuf = s->vbuf + (size_t)t * set_elems(s);
     const int *table = s->tables + seq * s->maxb;
     for (long long k = k_lo; k < k_hi; k++) {
         uint64_t row = (((uint64_t)table[k / BS] * (uint64_t)BS + (uint64_t)(k % BS)) * (uint64_t)KVH + (uint64_t)g) *
                        (uint64_t)D;
-        for (long long d = 0; d < D; d++) {
-            kbuf[k * D + d] = cl_f16_to_f32(cl_gen_f16(&s->gk, row + (uint64_t)d));
-            vbuf[k * D + d] = cl_f16_to_f32(cl_gen_f16(&s->gv, row + (uint64_t)d));
-        }
+        float *kb = kbuf + (k / KEY_LANES) * D * KEY_LANES + k % KEY_LANES, krow[128];
+        cl_gen_f16_span(&s->gk, row, 1, D, krow);
+        cl_gen_f16_span(&s->gv, row, 1, D, vbuf + k * D);
+        for (long long d = 0; d < D; d++)
+            kb[d * KEY_LANES] = krow[d];
     }
 }
 
 /* The fp64 reference of heads [h_lo, h_hi) of group (seq, g) (0 .. heads per group), into
- * s->ref and s->mag: K and V rows from buffer set t, scores in thread u's buffer. */
-static void group_heads(pa_state *s, int t, int u, long long seq, long long g, long long h_lo, long long h_hi)
+ * s->ref and s->mag: K and V rows from buffer set t, scores in thread u's buffer. The
+ * score and p . V loops have independent lanes (KEY_LANES keys; the dimensions of V):
+ * vectorised, AVX2 where the CPU has it (CL_VECTOR_CLONES). */
+CL_VECTOR_CLONES static void group_heads(pa_state *s, int t, int u, long long seq, long long g, long long h_lo,
+                                         long long h_hi)
 {
     long long D = s->dim, KVH = s->kv_heads, H = s->heads, G = H / KVH;
     long long ctx = s->ctx[seq];
     size_t maxctx = (size_t)(s->maxb * s->bs);
-    const float *kbuf = s->kbuf + (size_t)t * maxctx * (size_t)D, *vbuf = s->vbuf + (size_t)t * maxctx * (size_t)D;
+    const float *kbuf = s->kbuf + (size_t)t * set_elems(s), *vbuf = s->vbuf + (size_t)t * set_elems(s);
     double *score = s->score + (size_t)u * maxctx;
     double scale = (double)s->args.scale;
     for (long long h = g * G + h_lo; h < g * G + h_hi; h++) {
@@ -282,12 +303,16 @@ static void group_heads(pa_state *s, int t, int u, long long seq, long long g, l
         for (long long d = 0; d < D; d++)
             q[d] = f16(cl_gen_f16(&s->gq, qoff + (uint64_t)d));
         double mx = -INFINITY, sum = 0;
-        for (long long k = 0; k < ctx; k++) {
-            double dot = 0;
+        for (long long k0 = 0; k0 < ctx; k0 += KEY_LANES) {
+            const float *kb = kbuf + (k0 / KEY_LANES) * D * KEY_LANES;
+            double dot[KEY_LANES] = {0};
             for (long long d = 0; d < D; d++)
-                dot += q[d] * (double)kbuf[k * D + d];
-            score[k] = dot * scale;
-            mx = fmax(mx, score[k]);
+                for (int l = 0; l < KEY_LANES; l++)
+                    dot[l] += q[d] * (double)kb[d * KEY_LANES + l];
+            for (int l = 0; l < KEY_LANES && k0 + l < ctx; l++) { /* lanes past ctx: unused */
+                score[k0 + l] = dot[l] * scale;
+                mx = fmax(mx, score[k0 + l]);
+            }
         }
         for (long long k = 0; k < ctx; k++)
             sum += score[k] = exp(score[k] - mx);
@@ -308,96 +333,78 @@ static void group_heads(pa_state *s, int t, int u, long long seq, long long g, l
     }
 }
 
-/* Both, for every head of group (seq, g), on thread t. */
-static void group_refs(pa_state *s, int t, long long seq, long long g)
-{
-    group_rows(s, t, seq, g, 0, s->ctx[seq]);
-    group_heads(s, t, t, seq, g, 0, s->heads / s->kv_heads);
-}
-
 /* The groups (seq, g) a verify checks, in the order it reports them. */
 typedef struct pa_groups {
     long long *list; /* pairs */
     long long n;
 } pa_groups;
 
-typedef struct pa_part {
-    pa_state *s;
-    const pa_groups *gr;
-    int t, nt;
-} pa_part;
-
-static void *refs_part(void *v)
-{
-    pa_part *p = v;
-    for (long long k = p->t; k < p->gr->n; k += p->nt) {
-        long long seq = p->gr->list[2 * k], g = p->gr->list[2 * k + 1];
-        unsigned char *mine = &p->s->seen[seq * p->s->kv_heads + g];
-        if (*mine == (unsigned char)(p->t + 1)) /* the same group listed twice: a thread's own */
-            group_refs(p->s, p->t, seq, g);
-    }
-    return NULL;
-}
-
-/* Fewer groups than threads (the quick check after a timed run: a few long sequences):
- * first every group's K and V rows, group k into buffer set k, in ROW_SLICES slices each;
- * then every (group, head) pair. Work items are numbered group-major; a thread takes a
- * range of them. */
+/* One wave of compute_refs: groups items[0..n) (group k in buffer set k), first all their
+ * K/V rows (ROW_SLICES slices a group), then all their heads; work items are numbered
+ * group-major, longest group first, and each thread takes the next one free. */
 #define ROW_SLICES 16
-typedef struct few_job {
+typedef struct pa_wave {
     pa_state *s;
-    const pa_groups *gr;
-    unsigned char repeat[CL_PAR_MAX]; /* listing k repeats an earlier one: not computed again */
-} few_job;
-static void few_rows(void *ctx, int t, long long lo, long long hi)
+    const pa_item *items;
+    long long n, next;
+    int heads; /* 0: the rows; 1: the heads */
+} pa_wave;
+typedef struct pa_worker {
+    pa_wave *w;
+    int u; /* the thread: its score buffer */
+} pa_worker;
+
+static void *wave_work(void *v)
 {
-    (void)t;
-    few_job *j = ctx;
-    for (long long w = lo; w < hi; w++) {
-        long long k = w / ROW_SLICES, c = w % ROW_SLICES;
-        if (j->repeat[k])
-            continue;
-        long long seq = j->gr->list[2 * k], g = j->gr->list[2 * k + 1], ctx_len = j->s->ctx[seq];
-        group_rows(j->s, (int)k, seq, g, c * ctx_len / ROW_SLICES, (c + 1) * ctx_len / ROW_SLICES);
-    }
-}
-static void few_heads(void *ctx, int t, long long lo, long long hi)
-{
-    few_job *j = ctx;
-    long long G = j->s->heads / j->s->kv_heads;
-    for (long long w = lo; w < hi; w++) {
-        long long k = w / G, h = w % G;
-        if (!j->repeat[k])
-            group_heads(j->s, (int)k, t, j->gr->list[2 * k], j->gr->list[2 * k + 1], h, h + 1);
+    pa_worker *me = v;
+    pa_wave *w = me->w;
+    long long G = w->s->heads / w->s->kv_heads, per = w->heads ? G : ROW_SLICES;
+    for (;;) {
+        long long x = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
+        if (x >= w->n * per)
+            return NULL;
+        long long k = x / per, c = x % per;
+        const pa_item *it = &w->items[k];
+        if (w->heads)
+            group_heads(w->s, (int)k, me->u, it->seq, it->g, c, c + 1);
+        else
+            group_rows(w->s, (int)k, it->seq, it->g, c * it->ctx / ROW_SLICES, (c + 1) * it->ctx / ROW_SLICES);
     }
 }
 
-/* The references of every listed group, on s->nthreads threads: each group is computed
- * once, by the thread that owns its first listing (with fewer groups than threads, as
- * few_rows and few_heads above). */
+static int longest_first(const void *a, const void *b)
+{
+    const pa_item *x = a, *y = b;
+    if (x->ctx != y->ctx)
+        return x->ctx > y->ctx ? -1 : 1;
+    return x->seq != y->seq ? (x->seq < y->seq ? -1 : 1) : (x->g > y->g) - (x->g < y->g);
+}
+
+/* The references of every listed group (each once), on s->nthreads threads. */
 static void compute_refs(pa_state *s, const pa_groups *gr)
 {
     int nt = s->nthreads;
-    if (gr->n < nt) {
-        few_job j = {s, gr, {0}};
-        for (long long k = 0; k < gr->n; k++)
-            for (long long e = 0; e < k && !j.repeat[k]; e++)
-                j.repeat[k] = gr->list[2 * e] == gr->list[2 * k] && gr->list[2 * e + 1] == gr->list[2 * k + 1];
-        long long G = s->heads / s->kv_heads;
-        cl_par_for(gr->n * ROW_SLICES, 1e9, nt, few_rows, &j);
-        cl_par_for(gr->n * G, 1e9, nt, few_heads, &j);
-        return;
-    }
+    long long n = 0;
     memset(s->seen, 0, (size_t)(s->seqs * s->kv_heads));
     for (long long k = 0; k < gr->n; k++) {
-        unsigned char *owner = &s->seen[gr->list[2 * k] * s->kv_heads + gr->list[2 * k + 1]];
-        if (!*owner)
-            *owner = (unsigned char)(k % nt + 1);
+        long long seq = gr->list[2 * k], g = gr->list[2 * k + 1];
+        unsigned char *seen = &s->seen[seq * s->kv_heads + g];
+        if (!*seen) {
+            *seen = 1;
+            s->todo[n++] = (pa_item){s->ctx[seq], seq, g};
+        }
     }
-    pa_part parts[CL_PAR_MAX];
-    for (int t = 0; t < nt; t++)
-        parts[t] = (pa_part){s, gr, t, nt};
-    cl_par_run(nt, refs_part, parts, sizeof parts[0]);
+    qsort(s->todo, (size_t)n, sizeof s->todo[0], longest_first);
+    pa_worker workers[CL_PAR_MAX];
+    for (long long w0 = 0; w0 < n; w0 += nt) {
+        pa_wave w = {s, s->todo + w0, n - w0 < nt ? n - w0 : nt, 0, 0};
+        for (int t = 0; t < nt; t++)
+            workers[t] = (pa_worker){&w, t};
+        for (w.heads = 0; w.heads < 2; w.heads++) {
+            w.next = 0;
+            cl_par_run(nt, wave_work, workers, sizeof workers[0]);
+        }
+    }
 }
 
 /* Checks every head of group (seq, g) against its reference. 0 pass, 1 wrong. */

@@ -68,8 +68,7 @@ static int is_neginf_row(const softmax_state *st, long long r)
 static void input_row(const softmax_state *st, long long r, float *x)
 {
     const long long C = st->cols;
-    for (long long j = 0; j < C; j++)
-        x[j] = cl_gen_f32(&st->gen, (uint64_t)r * (uint64_t)C + (uint64_t)j);
+    cl_gen_f32_span(&st->gen, (uint64_t)r * (uint64_t)C, 1, C, x);
     if (!is_neginf_row(st, r))
         return;
     const uint64_t rs = cl_mix64(st->gen.seed ^ 0x6E6567696E66ull ^ (uint64_t)r);

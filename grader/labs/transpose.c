@@ -18,6 +18,7 @@ typedef struct transpose_state {
     cl_gen gen;    /* seed set by generate */
     double max_abs; /* 0: bit for bit */
     float *host;   /* download buffer: chunk_rows rows of out */
+    float *column; /* one column of in, from the generator */
     long long chunk_rows;
 } transpose_state;
 
@@ -37,7 +38,8 @@ static int setup(cl_run *run, const cl_case *c, void *st_)
     if (st->chunk_rows > st->cols)
         st->chunk_rows = st->cols;
     st->host = cl_host_alloc(run, (size_t)st->chunk_rows * (size_t)st->rows * sizeof(float));
-    if (!st->in || !st->out || !st->host)
+    st->column = cl_host_alloc(run, (size_t)st->rows * sizeof(float));
+    if (!st->in || !st->out || !st->host || !st->column)
         return -1;
     cl_set_work(run, 2.0 * (double)bytes, 0.0);
     cl_set_shape(run, "%lld x %lld fp32, %.1f MiB in", st->rows, st->cols, (double)bytes / 1048576.0);
@@ -63,13 +65,15 @@ static int args(cl_run *run, void *st_, cl_args *a)
 
 /* Out row j (column j of in), downloaded as row: 0 right; mm NULL: 1 at the first wrong
  * element, nothing reported (memlab.h); else every element into mm, the first wrong one
- * described. */
-static int check_out_row(cl_run *run, const transpose_state *st, cl_mm_acc *mm, long long j, const float *row)
+ * described. column: scratch for `rows` floats. */
+static int check_out_row(cl_run *run, const transpose_state *st, cl_mm_acc *mm, long long j, const float *row,
+                         float *column)
 {
     int wrong = 0;
     const long long R = st->rows, C = st->cols;
+    cl_gen_f32_span(&st->gen, (uint64_t)j, (uint64_t)C, R, column);
     for (long long i = 0; i < R; i++) {
-        const float want = cl_gen_f32(&st->gen, (uint64_t)i * (uint64_t)C + (uint64_t)j);
+        const float want = column[i];
         const int same = st->max_abs > 0 ? cl_close(row[i], want, st->max_abs, 0.0)
                                          : memcmp(&row[i], &want, sizeof want) == 0;
         if (!mm) {
@@ -92,9 +96,8 @@ static int check_out_row(cl_run *run, const transpose_state *st, cl_mm_acc *mm, 
 /* Row i of the downloaded chunk, without a report (ml_rows_pass). */
 static int row_passes(const void *st_, long long j, long long i, void *scratch)
 {
-    (void)scratch;
     const transpose_state *st = st_;
-    return check_out_row(NULL, st, NULL, j, st->host + (size_t)i * (size_t)st->rows);
+    return check_out_row(NULL, st, NULL, j, st->host + (size_t)i * (size_t)st->rows, scratch);
 }
 
 /* Checks out rows [lo, hi) (each out row j holds column j of in), every element into mm. */
@@ -107,12 +110,12 @@ static int check_out_rows(cl_run *run, transpose_state *st, cl_mm_acc *mm, long 
         if (cl_download(run, st->host, st->out + (size_t)j0 * (size_t)R,
                         (size_t)(j1 - j0) * (size_t)R * sizeof(float)))
             return -1;
-        if (ml_rows_pass(st, j0, j1 - j0, (double)(j1 - j0) * (double)R, 0, row_passes)) {
+        if (ml_rows_pass(st, j0, j1 - j0, (double)(j1 - j0) * (double)R, (size_t)R * sizeof(float), row_passes)) {
             cl_mm_add_passed(mm, j0 * R, (j1 - j0) * R);
             continue;
         }
         for (long long j = j0; j < j1; j++)
-            wrong |= check_out_row(run, st, mm, j, st->host + (size_t)(j - j0) * (size_t)R);
+            wrong |= check_out_row(run, st, mm, j, st->host + (size_t)(j - j0) * (size_t)R, st->column);
     }
     return wrong;
 }

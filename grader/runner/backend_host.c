@@ -54,12 +54,15 @@ int be_memset(void *dst, int byte, size_t bytes) { memset(dst, byte, bytes); ret
 
 int be_fill(void *dst, size_t count, cl_dtype t, const cl_gen *g)
 {
+    uint64_t key[CL_GEN_KEYS];
+    cl_gen_keys(g, key);
     for (size_t i = 0; i < count; i++) {
+        double v = cl_gen_value_keyed(g, key, i);
         switch (t) {
-        case CL_F32: ((float *)dst)[i] = cl_gen_f32(g, i); break;
-        case CL_F64: ((double *)dst)[i] = cl_gen_value(g, i); break;
-        case CL_F16: ((uint16_t *)dst)[i] = cl_gen_f16(g, i); break;
-        case CL_I32: ((int *)dst)[i] = (int)cl_gen_value(g, i); break;
+        case CL_F32: ((float *)dst)[i] = (float)v; break;
+        case CL_F64: ((double *)dst)[i] = v; break;
+        case CL_F16: ((uint16_t *)dst)[i] = cl_f32_to_f16((float)v); break;
+        case CL_I32: ((int *)dst)[i] = (int)v; break;
         default: return fail("fill: unknown dtype %d", (int)t);
         }
     }
@@ -138,13 +141,15 @@ int be_find_nan16(const void *p, size_t count, long long *first)
 int be_gen_sum(size_t count, cl_dtype t, const cl_gen *g, double *sum, double *abs_sum)
 {
     double s = 0, a = 0;
+    uint64_t key[CL_GEN_KEYS];
+    cl_gen_keys(g, key);
     for (size_t i = 0; i < count; i++) {
-        double v;
+        double v = cl_gen_value_keyed(g, key, i);
         switch (t) {
-        case CL_F32: v = cl_gen_f32(g, i); break;
-        case CL_F64: v = cl_gen_value(g, i); break;
-        case CL_F16: v = cl_f16_to_f32(cl_gen_f16(g, i)); break;
-        case CL_I32: v = (int)cl_gen_value(g, i); break;
+        case CL_F32: v = (float)v; break;
+        case CL_F64: break;
+        case CL_F16: v = cl_f16_to_f32(cl_f32_to_f16((float)v)); break;
+        case CL_I32: v = (int)v; break;
         default: return fail("sum: unknown dtype %d", (int)t);
         }
         s += v;
