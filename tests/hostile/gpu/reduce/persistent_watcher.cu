@@ -1,5 +1,5 @@
 // expect: off_stream|wrong|timeout
-// expect-timeout: 10
+// expect-timeout: 6
 // Class 7b (a persistent kernel watching the inputs): on its first bench call it starts a
 // kernel on a private stream that never ends: it watches the last input element and, when
 // the judge writes fresh inputs, sums them into the output before the call starts. The
