@@ -103,6 +103,49 @@ START_TEST(half_round_trip_all)
 }
 END_TEST
 
+/* The stream keys split cl_rand64 in two without changing a bit: the word as it was
+ * written before the split, against cl_rand64 and the keyed value. */
+static uint64_t word_as_written(uint64_t seed, uint64_t i, uint32_t k)
+{
+    return cl_mix64(cl_mix64(seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(k + 1))) + i);
+}
+
+START_TEST(keys_keep_the_words)
+{
+    for (uint64_t t = 0; t < 1000; t++) {
+        uint64_t seed = cl_mix64(t), i = cl_mix64(t + 77) >> (t % 40);
+        for (uint32_t k = 0; k < 4; k++) {
+            ck_assert_uint_eq(cl_rand64(seed, i, k), word_as_written(seed, i, k));
+            ck_assert_uint_eq(cl_mix64(cl_rand_key(seed, k) + i), word_as_written(seed, i, k));
+        }
+    }
+}
+END_TEST
+
+/* A span is the values one at a time: every kind, strides 1 and wide, fp32 and fp16. */
+START_TEST(spans_are_the_values)
+{
+    const cl_gen gens[] = {{CL_GEN_UNIFORM, 11, -1, 1}, {CL_GEN_NORMALISH, 12, 0.5, 2.0},
+                           {CL_GEN_SIGNED_LOG, 13, -4, 5}, {CL_GEN_INT, 14, -5, 9}};
+    const uint64_t firsts[] = {0, 123456789}, strides[] = {1, 4099};
+    float span[257];
+    for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++)
+        for (int f = 0; f < 2; f++)
+            for (int s = 0; s < 2; s++) {
+                cl_gen_f32_span(&gens[g], firsts[f], strides[s], 257, span);
+                for (int e = 0; e < 257; e++) {
+                    float want = cl_gen_f32(&gens[g], firsts[f] + (uint64_t)e * strides[s]);
+                    ck_assert(memcmp(&span[e], &want, sizeof want) == 0);
+                }
+                cl_gen_f16_span(&gens[g], firsts[f], strides[s], 257, span);
+                for (int e = 0; e < 257; e++) {
+                    float want = cl_f16_to_f32(cl_gen_f16(&gens[g], firsts[f] + (uint64_t)e * strides[s]));
+                    ck_assert(memcmp(&span[e], &want, sizeof want) == 0);
+                }
+            }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gen");
@@ -114,6 +157,8 @@ int main(void)
     tcase_add_test(tc, int_range_inclusive);
     tcase_add_test(tc, half_known_values);
     tcase_add_test(tc, half_round_trip_all);
+    tcase_add_test(tc, keys_keep_the_words);
+    tcase_add_test(tc, spans_are_the_values);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
