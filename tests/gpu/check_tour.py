@@ -14,23 +14,15 @@ Exits 77 (ctest: SKIPPED) when no GPU is visible, 0 when all hold, 1 otherwise.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_verdict import gpu_present, print_cases  # noqa: E402
 
 SKIP = 77
 NO_GPU = 3  # cudalab's exit status without a GPU
 SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
-
-def gpu_present() -> bool:
-    if not shutil.which("nvidia-smi"):
-        return False
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return out.returncode == 0 and "GPU" in out.stdout
 
 
 def main() -> int:
@@ -74,13 +66,7 @@ def main() -> int:
                 problems.append(f"{name}: {key} missing")
         verdict = lab.get("verdict")
         print(f"{name:<16} {verdict!s:<10} {lab.get('seconds') or 0:.1f} s")
-        for case in lab.get("cases", []):
-            bench = case.get("bench")
-            if bench:
-                print(f"  bench {case['name']}: {bench.get('median_ms', 0):.4f} ms, "
-                      f"{100 * (bench.get('fraction') or 0):.1f}% of ceiling, tier {bench.get('tier')}")
-            elif case.get("status") != "pass":
-                print(f"  case {case['name']}: {case.get('status')}: {case.get('message')}")
+        print_cases(lab)
         if verdict != "excellent":
             problems.append(f"{name}: verdict {verdict} (expected excellent): {lab.get('message')}")
     if run.returncode != (1 if report.get("failures") else 0):

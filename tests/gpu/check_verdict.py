@@ -68,6 +68,17 @@ def run_report(cmd, extra_env=None):
         return None
 
 
+def print_cases(report):
+    """Each bench case's median and fraction of its ceiling, and each case that did not pass."""
+    for case in report.get("cases", []):
+        bench = case.get("bench")
+        if bench:
+            print(f"  bench {case['name']}: {bench.get('median_ms', 0):.4f} ms, "
+                  f"{100 * (bench.get('fraction') or 0):.1f}% of ceiling, tier {bench.get('tier')}")
+        elif case.get("status") != "pass":
+            print(f"  case {case['name']}: {case.get('status')}: {case.get('message')}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("cudalab")
@@ -118,13 +129,7 @@ def main() -> int:
     summary = f"{args.lab} {os.path.basename(args.solution)}: verdict {got} (expected {expected})"
     print(summary)
     print(f"  message: {report.get('message')}")
-    for case in report.get("cases", []):
-        bench = case.get("bench")
-        if bench:
-            print(f"  bench {case['name']}: {bench.get('median_ms', 0):.4f} ms, "
-                  f"{100 * (bench.get('fraction') or 0):.1f}% of ceiling, tier {bench.get('tier')}")
-        elif case.get("status") != "pass":
-            print(f"  case {case['name']}: {case.get('status')}: {case.get('message')}")
+    print_cases(report)
     print(f"  seed {report.get('seed')}, {report.get('seconds', 0):.1f} s")
     if not ok:
         if message:
