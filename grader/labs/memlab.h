@@ -1,7 +1,7 @@
 /* memlab.h: helpers shared by the row-wise memory-bound checkers (transpose, softmax,
  * layernorm): the input distribution named in a case, which rows a verification looks at,
- * and how a wrong value is described. Header-only (static), so the build's one-checker-
- * per-.c rule is kept. */
+ * how a wrong value is described, and checking a chunk of rows on every core. Header-only
+ * (static), so the build's one-checker-per-.c rule is kept. */
 #ifndef CUDALAB_MEMLAB_H
 #define CUDALAB_MEMLAB_H
 
