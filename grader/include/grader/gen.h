@@ -55,16 +55,18 @@ CL_HD float cl_unit24(uint64_t r) { return (float)(uint32_t)(r >> 40) * (1.0f / 
 
 /* A generator's stream keys (cl_rand_key of its seed for each word a value draws): with
  * them a value costs half the hashing, which is what a CPU reference that regenerates its
- * inputs spends its time on. */
+ * inputs spends its time on. Written at constant indices, so that on the device they stay
+ * in registers (a loop to a count known only at run time put them on the stack). */
 #define CL_GEN_KEYS 4
-CL_HD int cl_gen_nkeys(const cl_gen *g)
-{
-    return g->kind == CL_GEN_NORMALISH ? 4 : g->kind == CL_GEN_SIGNED_LOG ? 2 : 1;
-}
 CL_HD void cl_gen_keys(const cl_gen *g, uint64_t key[CL_GEN_KEYS])
 {
-    for (int k = 0; k < cl_gen_nkeys(g); k++)
-        key[k] = cl_rand_key(g->seed, (uint32_t)k);
+    key[0] = cl_rand_key(g->seed, 0);
+    if (g->kind == CL_GEN_NORMALISH || g->kind == CL_GEN_SIGNED_LOG)
+        key[1] = cl_rand_key(g->seed, 1);
+    if (g->kind == CL_GEN_NORMALISH) {
+        key[2] = cl_rand_key(g->seed, 2);
+        key[3] = cl_rand_key(g->seed, 3);
+    }
 }
 
 /* The value at index i of each kind, given the keys. Every arithmetic step is exact or
