@@ -314,11 +314,6 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
 
 /* ---- greedy NMS on the CPU ---- */
 
-typedef struct det_scored {
-    float score;
-    int index;
-} det_scored;
-
 /* A score as a 32-bit key whose ascending order is the scores' descending order, with
  * -0.0 and +0.0 equal (a tie). */
 static inline uint32_t det_desc_key(float f)
@@ -332,14 +327,14 @@ static inline uint32_t det_desc_key(float f)
 }
 
 /* order[r] = the box of rank r (descending score, ties by ascending index); rank[i] = the
- * rank of box i. tmp holds n det_scored (room for the keys and a second index array). A
- * stable LSD radix sort, three 11-bit passes from index order (so equal scores stay in
- * index order): linear, where qsort's comparisons were most of a bench run's input set-up
- * after the CPU NMS. */
-static inline void det_rank(const float *scores, int n, det_scored *tmp, int *order, int *rank)
+ * rank of box i. tmp: 2n words of scratch (the keys, and a second index array). A stable
+ * LSD radix sort, three 11-bit passes from index order (so equal scores stay in index
+ * order): linear, where qsort's comparisons were most of a bench run's input set-up after
+ * the CPU NMS. */
+static inline void det_rank(const float *scores, int n, uint32_t *tmp, int *order, int *rank)
 {
-    uint32_t *key = (uint32_t *)tmp;
-    int *other = (int *)tmp + n, *src = order, *dst = other;
+    uint32_t *key = tmp;
+    int *other = (int *)(tmp + n), *src = order, *dst = other;
     for (int i = 0; i < n; i++) {
         key[i] = det_desc_key(scores[i]);
         order[i] = i;

@@ -226,24 +226,17 @@ static int check_one(cl_run *run, const iou_state *s, int i, int j, float got)
                        (double)b->x1, (double)b->y1, (double)b->x2, (double)b->y2, why, s->rel);
 }
 
-/* check_rows's first look, a slice of the downloaded block's rows on each core, with no
- * report: whether each slice is all right. */
-typedef struct rows_scan {
-    const iou_state *s;
-    int r0;
-    int bad[CL_PAR_MAX];
-} rows_scan;
-static void rows_ok(void *ctx, int t, long long lo, long long hi)
+/* Row r of a, downloaded as row i of the block, with no report: 1 at the first wrong
+ * element (cl_par_rows_pass). */
+static int row_fails(const void *ctx, long long r, long long i, void *scratch)
 {
-    rows_scan *p = ctx;
-    const iou_state *s = p->s;
-    p->bad[t] = 0;
-    for (long long r = lo; r < hi; r++)
-        for (int j = 0; j < s->n; j++)
-            if (!iou_ok(s, det_iou_f32(s->a[p->r0 + r], s->b[j]), s->rows[(size_t)r * (size_t)s->n + (size_t)j])) {
-                p->bad[t] = 1;
-                return;
-            }
+    (void)scratch;
+    const iou_state *s = ctx;
+    const float *got = s->rows + (size_t)i * (size_t)s->n;
+    for (int j = 0; j < s->n; j++)
+        if (!iou_ok(s, det_iou_f32(s->a[r], s->b[j]), got[j]))
+            return 1;
+    return 0;
 }
 
 /* Downloads rows [r0, r0 + count) and checks every element: first on every core, then,
@@ -253,11 +246,7 @@ static int check_rows(cl_run *run, iou_state *s, int r0, int count)
     size_t n = (size_t)s->n;
     if (cl_download(run, s->rows, s->d_out + (size_t)r0 * n, (size_t)count * n * 4))
         return -1;
-    rows_scan scan = {.s = s, .r0 = r0};
-    int nt = cl_par_for(count, (double)count * (double)n * 8, CL_PAR_MAX, rows_ok, &scan), any_bad = 0;
-    for (int t = 0; t < nt; t++)
-        any_bad |= scan.bad[t];
-    if (!any_bad) {
+    if (cl_par_rows_pass(s, r0, count, (double)count * (double)n * 8, 0, row_fails)) {
         cl_mm_add_passed(s->mm, (long long)r0 * s->n, (long long)count * s->n);
         return 0;
     }

@@ -178,7 +178,7 @@ typedef struct ln_reports {
 } ln_reports;
 
 /* One row against the fp64 reference; x: a row of scratch. rp NULL: no report, 1 at the
- * first wrong value (memlab.h). */
+ * first wrong value (parallel.h). */
 static int check_row(cl_run *run, const layernorm_state *st, ln_reports *rp, long long r, const float *y,
                      float mean_got, float rstd_got, float *x)
 {
@@ -238,7 +238,7 @@ static int check_row(cl_run *run, const layernorm_state *st, ln_reports *rp, lon
     return wrong;
 }
 
-/* Row i of the downloaded chunk, without a report (ml_rows_pass). */
+/* Row i of the downloaded chunk, without a report (cl_par_rows_pass). */
 static int row_passes(const void *st_, long long r, long long i, void *scratch)
 {
     const layernorm_state *st = st_;
@@ -270,8 +270,8 @@ static int verify(cl_run *run, void *st_, int full)
                 cl_download(run, st->host_mean, st->mean + r0, nr * sizeof(float)) ||
                 cl_download(run, st->host_rstd, st->rstd + r0, nr * sizeof(float)))
                 return -1;
-            if (ml_rows_pass(st, r0, (long long)nr, (double)nr * (double)C, (size_t)C * sizeof(float),
-                             row_passes)) {
+            if (cl_par_rows_pass(st, r0, (long long)nr, (double)nr * (double)C * 20, (size_t)C * sizeof(float),
+                                 row_passes)) {
                 cl_mm_add_passed(rp.y, r0 * C, (long long)nr * C);
                 cl_mm_add_passed(&rp.mean, r0, (long long)nr);
                 cl_mm_add_passed(&rp.rstd, r0, (long long)nr);

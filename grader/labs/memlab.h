@@ -1,13 +1,12 @@
 /* memlab.h: helpers shared by the row-wise memory-bound checkers (transpose, softmax,
  * layernorm): the input distribution named in a case, which rows a verification looks at,
- * how a wrong value is described, and checking a chunk of rows on every core. Header-only
- * (static), so the build's one-checker-per-.c rule is kept. */
+ * and how a wrong value is described. Header-only (static), so the build's one-checker-
+ * per-.c rule is kept. */
 #ifndef CUDALAB_MEMLAB_H
 #define CUDALAB_MEMLAB_H
 
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "grader/checker.h"
@@ -115,53 +114,6 @@ static long long ml_rows_per_chunk(long long cols, double bytes_per_row_elem)
 {
     long long r = (long long)((16.0 * 1024 * 1024) / (bytes_per_row_elem * (double)cols));
     return r < 1 ? 1 : r;
-}
-
-/* ---- a chunk of rows on every core ----
- * A checker's row check has two modes: with a report (every element added to it, the
- * first wrong one described) and without (the report pointer NULL: 1 at the first wrong
- * element, nothing written but its own scratch, so any thread may run it). ml_rows_pass
- * runs the second on rows r0 + [0, n) of a downloaded chunk on every core. Only a chunk
- * where it finds a wrong row is checked again, one row at a time, with the report, so a
- * report is what it was on one core, and a right chunk costs a core's share. */
-typedef int (*ml_row_pass_fn)(const void *st, long long r, long long i, void *scratch);
-typedef struct ml_pass_job {
-    const void *st;
-    long long r0;
-    ml_row_pass_fn fn;
-    size_t scratch_bytes;
-    int bad[CL_PAR_MAX];
-} ml_pass_job;
-
-static void ml_pass_part(void *ctx, int t, long long lo, long long hi)
-{
-    ml_pass_job *j = (ml_pass_job *)ctx;
-    j->bad[t] = 0;
-    if (lo >= hi)
-        return;
-    void *scratch = malloc(j->scratch_bytes ? j->scratch_bytes : 1);
-    if (!scratch) { /* the serial check, with its own buffers, decides */
-        j->bad[t] = 1;
-        return;
-    }
-    for (long long i = lo; i < hi && !j->bad[t]; i++)
-        j->bad[t] = j->fn(j->st, j->r0 + i, i, scratch) != 0;
-    free(scratch);
-}
-
-/* 1: every row of the chunk passes; 0: one does not (or scratch ran out): check it again
- * with the report. work: the chunk's element count, for cl_par_for. */
-static int ml_rows_pass(const void *st, long long r0, long long n, double work, size_t scratch_bytes,
-                        ml_row_pass_fn fn)
-{
-    ml_pass_job j;
-    memset(&j, 0, sizeof j);
-    j.st = st, j.r0 = r0, j.fn = fn, j.scratch_bytes = scratch_bytes;
-    int nt = cl_par_for(n, work * 20, CL_PAR_MAX, ml_pass_part, &j);
-    for (int t = 0; t < nt; t++)
-        if (j.bad[t])
-            return 0;
-    return 1;
 }
 
 #endif

@@ -35,7 +35,7 @@ typedef struct nms_state {
     /* host: inputs and the expected answer */
     det_box *boxes;
     float *scores;
-    det_scored *tmp;
+    uint32_t *tmp;     /* det_rank's scratch: 2n words */
     int *order, *rank, *suppressor, *keep, *got, *start, *items;
     int num_kept;
 } nms_state;
@@ -113,7 +113,7 @@ static int setup(cl_run *run, const cl_case *c, void *st)
     s->d_num_kept = cl_alloc_out(run, sizeof(int), "num_kept");
     s->boxes = cl_host_alloc(run, un * sizeof(det_box));
     s->scores = cl_host_alloc(run, un * sizeof(float));
-    s->tmp = cl_host_alloc(run, un * sizeof(det_scored));
+    s->tmp = cl_host_alloc(run, 2 * un * sizeof(uint32_t));
     s->order = cl_host_alloc(run, un * sizeof(int));
     s->rank = cl_host_alloc(run, un * sizeof(int));
     s->suppressor = cl_host_alloc(run, un * sizeof(int));

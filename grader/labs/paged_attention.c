@@ -282,14 +282,18 @@ static void group_rows(pa_state *s, int t, long long seq, long long g, long long
         for (long long d = 0; d < D; d++)
             kb[d * KEY_LANES] = krow[d];
     }
+    long long ctx = s->ctx[seq];
+    if (k_hi == ctx) /* the last block's lanes past the context: zeros, computed and unused */
+        for (long long k = ctx; k % KEY_LANES; k++)
+            for (long long d = 0; d < D; d++)
+                kbuf[(k / KEY_LANES) * D * KEY_LANES + d * KEY_LANES + k % KEY_LANES] = 0.0f;
 }
 
-/* The fp64 reference of heads [h_lo, h_hi) of group (seq, g) (0 .. heads per group), into
- * s->ref and s->mag: K and V rows from buffer set t, scores in thread u's buffer. The
+/* The fp64 reference of head h of group (seq, g) (0 .. heads per group), into s->ref and
+ * s->mag: K and V rows from buffer set t, scores in thread u's buffer. The
  * score and p . V loops have independent lanes (KEY_LANES keys; the dimensions of V):
  * vectorised, AVX2 where the CPU has it (CL_VECTOR_CLONES). */
-CL_VECTOR_CLONES static void group_heads(pa_state *s, int t, int u, long long seq, long long g, long long h_lo,
-                                         long long h_hi)
+CL_VECTOR_CLONES static void group_head(pa_state *s, int t, int u, long long seq, long long g, long long hg)
 {
     long long D = s->dim, KVH = s->kv_heads, H = s->heads, G = H / KVH;
     long long ctx = s->ctx[seq];
@@ -297,39 +301,38 @@ CL_VECTOR_CLONES static void group_heads(pa_state *s, int t, int u, long long se
     const float *kbuf = s->kbuf + (size_t)t * set_elems(s), *vbuf = s->vbuf + (size_t)t * set_elems(s);
     double *score = s->score + (size_t)u * maxctx;
     double scale = (double)s->args.scale;
-    for (long long h = g * G + h_lo; h < g * G + h_hi; h++) {
-        uint64_t qoff = (uint64_t)(seq * H + h) * (uint64_t)D;
-        double q[128];
+    long long h = g * G + hg;
+    uint64_t qoff = (uint64_t)(seq * H + h) * (uint64_t)D;
+    double q[128];
+    for (long long d = 0; d < D; d++)
+        q[d] = f16(cl_gen_f16(&s->gq, qoff + (uint64_t)d));
+    double mx = -INFINITY, sum = 0;
+    for (long long k0 = 0; k0 < ctx; k0 += KEY_LANES) {
+        const float *kb = kbuf + (k0 / KEY_LANES) * D * KEY_LANES;
+        double dot[KEY_LANES] = {0};
         for (long long d = 0; d < D; d++)
-            q[d] = f16(cl_gen_f16(&s->gq, qoff + (uint64_t)d));
-        double mx = -INFINITY, sum = 0;
-        for (long long k0 = 0; k0 < ctx; k0 += KEY_LANES) {
-            const float *kb = kbuf + (k0 / KEY_LANES) * D * KEY_LANES;
-            double dot[KEY_LANES] = {0};
-            for (long long d = 0; d < D; d++)
-                for (int l = 0; l < KEY_LANES; l++)
-                    dot[l] += q[d] * (double)kb[d * KEY_LANES + l];
-            for (int l = 0; l < KEY_LANES && k0 + l < ctx; l++) { /* lanes past ctx: unused */
-                score[k0 + l] = dot[l] * scale;
-                mx = fmax(mx, score[k0 + l]);
-            }
+            for (int l = 0; l < KEY_LANES; l++)
+                dot[l] += q[d] * (double)kb[d * KEY_LANES + l];
+        for (int l = 0; l < KEY_LANES && k0 + l < ctx; l++) { /* lanes past ctx: unused */
+            score[k0 + l] = dot[l] * scale;
+            mx = fmax(mx, score[k0 + l]);
         }
-        for (long long k = 0; k < ctx; k++)
-            sum += score[k] = exp(score[k] - mx);
-        /* p . V row by row (V's rows are contiguous: the inner loop vectorises) */
-        double ref[128] = {0}, mag[128] = {0};
-        for (long long k = 0; k < ctx; k++) {
-            const double p = score[k];
-            const float *v = vbuf + k * D;
-            for (long long d = 0; d < D; d++) {
-                ref[d] += p * (double)v[d];
-                mag[d] += p * fabs((double)v[d]);
-            }
-        }
+    }
+    for (long long k = 0; k < ctx; k++)
+        sum += score[k] = exp(score[k] - mx);
+    /* p . V row by row (V's rows are contiguous: the inner loop vectorises) */
+    double ref[128] = {0}, mag[128] = {0};
+    for (long long k = 0; k < ctx; k++) {
+        const double p = score[k];
+        const float *v = vbuf + k * D;
         for (long long d = 0; d < D; d++) {
-            s->ref[qoff + (uint64_t)d] = ref[d] / sum;
-            s->mag[qoff + (uint64_t)d] = mag[d] / sum;
+            ref[d] += p * (double)v[d];
+            mag[d] += p * fabs((double)v[d]);
         }
+    }
+    for (long long d = 0; d < D; d++) {
+        s->ref[qoff + (uint64_t)d] = ref[d] / sum;
+        s->mag[qoff + (uint64_t)d] = mag[d] / sum;
     }
 }
 
@@ -366,7 +369,7 @@ static void *wave_work(void *v)
         long long k = x / per, c = x % per;
         const pa_item *it = &w->items[k];
         if (w->heads)
-            group_heads(w->s, (int)k, me->u, it->seq, it->g, c, c + 1);
+            group_head(w->s, (int)k, me->u, it->seq, it->g, c);
         else
             group_rows(w->s, (int)k, it->seq, it->g, c * it->ctx / ROW_SLICES, (c + 1) * it->ctx / ROW_SLICES);
     }

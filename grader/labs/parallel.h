@@ -1,12 +1,15 @@
 /* parallel.h: how a checker spreads its CPU work (fp64 references, input generation) over
  * the machine's cores: cl_par_run for parts of the caller's own making, cl_par_for for a
- * range cut into equal slices. The judge is idle while a checker verifies, and a big case's
+ * range cut into equal slices, cl_par_rows_pass for a chunk of output rows checked first
+ * without a report. The judge is idle while a checker verifies, and a big case's
  * reference on one core was most of the time a lab's grading took. */
 #ifndef CUDALAB_LABS_PARALLEL_H
 #define CUDALAB_LABS_PARALLEL_H
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define CL_PAR_MAX 32 /* threads at most */
@@ -80,6 +83,53 @@ static inline int cl_par_for(long long n, double work, int cap, cl_par_range_fn 
     }
     cl_par_run(nt, cl_par_slice_run, slices, sizeof slices[0]);
     return nt;
+}
+
+/* ---- a downloaded chunk of rows, checked on every core ----
+ * A checker's row check with two modes: with a report (every element added to it, the first
+ * wrong one described) and without (1 at the first wrong element, nothing written but its
+ * own scratch, so any thread may run it). cl_par_rows_pass runs the second, fails(ctx,
+ * first + i, i, scratch) for i in [0, n), each thread with scratch_bytes of its own. Only a
+ * chunk where a row fails is checked again, one row at a time, with the report: the report
+ * is what it was on one core, and a right chunk costs a core's share. */
+typedef int (*cl_par_row_fn)(const void *ctx, long long row, long long i, void *scratch);
+typedef struct cl_par_pass_job {
+    const void *ctx;
+    long long first;
+    cl_par_row_fn fails;
+    size_t scratch_bytes;
+    int bad[CL_PAR_MAX];
+} cl_par_pass_job;
+
+static inline void cl_par_pass_part(void *v, int t, long long lo, long long hi)
+{
+    cl_par_pass_job *j = (cl_par_pass_job *)v;
+    j->bad[t] = 0;
+    if (lo >= hi)
+        return;
+    void *scratch = malloc(j->scratch_bytes ? j->scratch_bytes : 1);
+    if (!scratch) { /* the caller's own check, with its own buffers, decides */
+        j->bad[t] = 1;
+        return;
+    }
+    for (long long i = lo; i < hi && !j->bad[t]; i++)
+        j->bad[t] = j->fails(j->ctx, j->first + i, i, scratch) != 0;
+    free(scratch);
+}
+
+/* 1: every row passes; 0: one does not (or a thread found no memory for its scratch): check
+ * the chunk again with the report. work: cl_par_for's operation count for the chunk. */
+static inline int cl_par_rows_pass(const void *ctx, long long first, long long n, double work, size_t scratch_bytes,
+                                   cl_par_row_fn fails)
+{
+    cl_par_pass_job j;
+    memset(&j, 0, sizeof j);
+    j.ctx = ctx, j.first = first, j.fails = fails, j.scratch_bytes = scratch_bytes;
+    int nt = cl_par_for(n, work, CL_PAR_MAX, cl_par_pass_part, &j);
+    for (int t = 0; t < nt; t++)
+        if (j.bad[t])
+            return 0;
+    return 1;
 }
 
 #endif

@@ -105,7 +105,7 @@ static int args(cl_run *run, void *st_, cl_args *a)
 }
 
 /* Compares one row of out (got) with the fp64 reference; x and e are a row of scratch
- * (float and double). mm NULL: no report, 1 at the first wrong element (memlab.h). */
+ * (float and double). mm NULL: no report, 1 at the first wrong element (parallel.h). */
 static int check_row(cl_run *run, const softmax_state *st, cl_mm_acc *mm, long long r, const float *got, float *x,
                      double *e)
 {
@@ -144,7 +144,7 @@ static int check_row(cl_run *run, const softmax_state *st, cl_mm_acc *mm, long l
     return 0;
 }
 
-/* Row i of the downloaded chunk, without a report (ml_rows_pass). */
+/* Row i of the downloaded chunk, without a report (cl_par_rows_pass). */
 static int row_passes(const void *st_, long long r, long long i, void *scratch)
 {
     const softmax_state *st = st_;
@@ -169,7 +169,8 @@ static int verify(cl_run *run, void *st_, int full)
             if (cl_download(run, st->host_out, st->out + (size_t)r0 * (size_t)C,
                             (size_t)(r1 - r0) * (size_t)C * sizeof(float)))
                 return -1;
-            if (ml_rows_pass(st, r0, r1 - r0, (double)(r1 - r0) * (double)C, (size_t)C * 12, row_passes)) {
+            if (cl_par_rows_pass(st, r0, r1 - r0, (double)(r1 - r0) * (double)C * 20, (size_t)C * 12,
+                                 row_passes)) {
                 cl_mm_add_passed(mm, r0 * C, (r1 - r0) * C);
                 continue;
             }

@@ -64,7 +64,7 @@ static int args(cl_run *run, void *st_, cl_args *a)
 }
 
 /* Out row j (column j of in), downloaded as row: 0 right; mm NULL: 1 at the first wrong
- * element, nothing reported (memlab.h); else every element into mm, the first wrong one
+ * element, nothing reported (parallel.h); else every element into mm, the first wrong one
  * described. column: scratch for `rows` floats. */
 static int check_out_row(cl_run *run, const transpose_state *st, cl_mm_acc *mm, long long j, const float *row,
                          float *column)
@@ -93,7 +93,7 @@ static int check_out_row(cl_run *run, const transpose_state *st, cl_mm_acc *mm, 
     return wrong;
 }
 
-/* Row i of the downloaded chunk, without a report (ml_rows_pass). */
+/* Row i of the downloaded chunk, without a report (cl_par_rows_pass). */
 static int row_passes(const void *st_, long long j, long long i, void *scratch)
 {
     const transpose_state *st = st_;
@@ -110,7 +110,8 @@ static int check_out_rows(cl_run *run, transpose_state *st, cl_mm_acc *mm, long 
         if (cl_download(run, st->host, st->out + (size_t)j0 * (size_t)R,
                         (size_t)(j1 - j0) * (size_t)R * sizeof(float)))
             return -1;
-        if (ml_rows_pass(st, j0, j1 - j0, (double)(j1 - j0) * (double)R, (size_t)R * sizeof(float), row_passes)) {
+        if (cl_par_rows_pass(st, j0, j1 - j0, (double)(j1 - j0) * (double)R * 20, (size_t)R * sizeof(float),
+                             row_passes)) {
             cl_mm_add_passed(mm, j0 * R, (j1 - j0) * R);
             continue;
         }

@@ -10,10 +10,11 @@ Exits 77 (ctest: SKIPPED) when no GPU is visible, 0 when both hold, 1 otherwise.
 With CUDALAB_LADDER_OUT=DIR in the environment, the JSON is also kept as DIR/ladder_LAB.json
 (bench/ladder_table.py turns those files into PERFORMANCE.md's table).
 """
-import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_verdict import gpu_present, run_json  # noqa: E402
 
 SKIP = 77
 NO_GPU = 3  # cudalab's exit status without a GPU
@@ -24,14 +25,14 @@ def main() -> int:
         print(__doc__)
         return 2
     cudalab, lab = sys.argv[1], sys.argv[2]
-    run = subprocess.run([cudalab, "ladder", lab, "--json"], capture_output=True, text=True)
+    if not gpu_present():
+        print("SKIPPED: no GPU visible (nvidia-smi -L found none)")
+        return SKIP
+    run, report = run_json([cudalab, "ladder", lab, "--json"])
     if run.returncode == NO_GPU:
         print("SKIPPED: " + run.stderr.strip())
         return SKIP
-    try:
-        report = json.loads(run.stdout)
-    except json.JSONDecodeError:
-        print(f"cudalab ladder {lab} exited {run.returncode} without JSON:\n{run.stdout}\n{run.stderr}")
+    if report is None:
         return 1
     keep = os.environ.get("CUDALAB_LADDER_OUT")
     if keep:

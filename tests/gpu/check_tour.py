@@ -12,16 +12,13 @@ through `cudalab submit`.) Checks the report's fields (docs/cli.md), that every 
 lab.yaml is in it, and each lab's verdict; prints each bench case's fraction of its ceiling.
 Exits 77 (ctest: SKIPPED) when no GPU is visible, 0 when all hold, 1 otherwise.
 """
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_verdict import gpu_present, print_cases  # noqa: E402
+from check_verdict import gpu_present, print_cases, run_json  # noqa: E402
 
 SKIP = 77
-NO_GPU = 3  # cudalab's exit status without a GPU
 SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -32,14 +29,8 @@ def main() -> int:
     if not gpu_present():  # without one the tour only compiles (a minute and more): not this test
         print("SKIPPED: no GPU visible (nvidia-smi -L found none)")
         return SKIP
-    run = subprocess.run([sys.argv[1], "tour", "--json", "--no-color"], capture_output=True, text=True)
-    if run.returncode == NO_GPU:
-        print("SKIPPED: " + run.stderr.strip())
-        return SKIP
-    try:
-        report = json.loads(run.stdout)
-    except json.JSONDecodeError:
-        print(f"cudalab tour exited {run.returncode} without JSON:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
+    run, report = run_json([sys.argv[1], "tour", "--json", "--no-color"])
+    if report is None:
         return 1
     if report.get("gpu") is None:
         print("SKIPPED: cudalab tour found no GPU")

@@ -49,6 +49,18 @@ def expected_env(path):
     return dict(m.split("=", 1) for m in re.findall(r"^//\s*expect-env:\s*(\S+=\S*)\s*$", text, re.M))
 
 
+def run_json(cmd, env=None):
+    """Runs a cudalab command that prints one JSON document: (the finished process, the
+    document), or (the process, None) after saying what it printed instead."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    try:
+        return proc, json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        print(f"{' '.join(cmd[1:3])}: exit {proc.returncode}, no JSON report")
+        print(proc.stdout[-3000:], proc.stderr[-3000:])
+        return proc, None
+
+
 def run_report(cmd, extra_env=None):
     """Runs a cudalab command that prints a --json report, with a progress database and data
     folder of its own; the report, or None (and what it printed) when there is none."""
@@ -58,14 +70,9 @@ def run_report(cmd, extra_env=None):
     state = tempfile.mkdtemp(prefix="cudalab-gpu-test-")
     env.setdefault("XDG_DATA_HOME", os.path.join(state, "data"))
     env["CUDALAB_DB"] = os.path.join(state, "progress.db")
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    _, report = run_json(cmd, env)
     shutil.rmtree(state, ignore_errors=True)
-    try:
-        return json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        print(f"cudalab printed no JSON report (exit {proc.returncode})")
-        print(proc.stdout[-3000:], proc.stderr[-3000:])
-        return None
+    return report
 
 
 def print_cases(report):

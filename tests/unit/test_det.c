@@ -50,7 +50,7 @@ START_TEST(test_clean_makes_decisions_exact)
     static det_box b[N];
     static float scores[N];
     static int start[DET_GRID_MAX * DET_GRID_MAX + 1], items[N], order[N], rank[N], sup[N], keep[N], keep2[N];
-    static det_scored tmp[N];
+    static uint32_t tmp[2 * N];
     for (int ti = 0; ti < 5; ti++) {
         float t = ts[ti];
         for (int i = 0; i < N; i++) {

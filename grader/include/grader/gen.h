@@ -61,6 +61,7 @@ CL_HD float cl_unit24(uint64_t r) { return (float)(uint32_t)(r >> 40) * (1.0f / 
 CL_HD void cl_gen_keys(const cl_gen *g, uint64_t key[CL_GEN_KEYS])
 {
     key[0] = cl_rand_key(g->seed, 0);
+    key[1] = key[2] = key[3] = 0; /* the words this kind does not draw */
     if (g->kind == CL_GEN_NORMALISH || g->kind == CL_GEN_SIGNED_LOG)
         key[1] = cl_rand_key(g->seed, 1);
     if (g->kind == CL_GEN_NORMALISH) {
@@ -69,51 +70,40 @@ CL_HD void cl_gen_keys(const cl_gen *g, uint64_t key[CL_GEN_KEYS])
     }
 }
 
-/* The value at index i of each kind, given the keys. Every arithmetic step is exact or
+/* The value at index i, as double, given the keys. Every arithmetic step is exact or
  * exactly rounded once in double, so host and device give the same bits. */
-CL_HD double cl_gen_normalish(const cl_gen *g, const uint64_t *key, uint64_t i)
-{
-    /* sum of 4 U(0,1): mean 2, variance 1/3; scaled to unit variance. The sum of four
-     * 24-bit fractions is exact in double; one multiply-add rounds. */
-    double s = 0.0;
-    for (uint32_t k = 0; k < 4; k++)
-        s += (double)cl_unit24(cl_mix64(key[k] + i));
-    double z = (s - 2.0) * 1.7320508075688772; /* sqrt(3) */
-    return g->a + g->b * z;
-}
-CL_HD double cl_gen_signed_log(const cl_gen *g, const uint64_t *key, uint64_t i)
-{
-    uint64_t r = cl_mix64(key[0] + i);
-    int lo = (int)g->a, hi = (int)g->b;
-    int e = lo + (int)((r >> 32) % (uint64_t)(hi - lo + 1));
-    double m = 1.0 + (double)cl_unit24(cl_mix64(key[1] + i)); /* [1, 2) */
-    double p = 1.0;                                            /* exact 2^e */
-    if (e >= 0)
-        for (int k = 0; k < e; k++) p *= 2.0;
-    else
-        for (int k = 0; k < -e; k++) p *= 0.5;
-    return (r & 1) ? -m * p : m * p;
-}
-CL_HD double cl_gen_int(const cl_gen *g, const uint64_t *key, uint64_t i)
-{
-    int64_t lo = (int64_t)g->a, hi = (int64_t)g->b;
-    uint64_t span = (uint64_t)(hi - lo) + 1;
-    return (double)(lo + (int64_t)(cl_mix64(key[0] + i) % span));
-}
-CL_HD double cl_gen_uniform(const cl_gen *g, const uint64_t *key, uint64_t i)
-{
-    return g->a + (g->b - g->a) * (double)cl_unit24(cl_mix64(key[0] + i));
-}
-
-/* The value at index i, as double, given the keys. */
 CL_HD double cl_gen_value_keyed(const cl_gen *g, const uint64_t key[CL_GEN_KEYS], uint64_t i)
 {
     switch (g->kind) {
-    case CL_GEN_NORMALISH: return cl_gen_normalish(g, key, i);
-    case CL_GEN_SIGNED_LOG: return cl_gen_signed_log(g, key, i);
-    case CL_GEN_INT: return cl_gen_int(g, key, i);
+    case CL_GEN_NORMALISH: {
+        /* sum of 4 U(0,1): mean 2, variance 1/3; scaled to unit variance. The sum of
+         * four 24-bit fractions is exact in double; one multiply-add rounds. */
+        double s = 0.0;
+        for (uint32_t k = 0; k < 4; k++)
+            s += (double)cl_unit24(cl_mix64(key[k] + i));
+        double z = (s - 2.0) * 1.7320508075688772; /* sqrt(3) */
+        return g->a + g->b * z;
+    }
+    case CL_GEN_SIGNED_LOG: {
+        uint64_t r = cl_mix64(key[0] + i);
+        int lo = (int)g->a, hi = (int)g->b;
+        int e = lo + (int)((r >> 32) % (uint64_t)(hi - lo + 1));
+        double m = 1.0 + (double)cl_unit24(cl_mix64(key[1] + i)); /* [1, 2) */
+        double p = 1.0;                                            /* exact 2^e */
+        if (e >= 0)
+            for (int k = 0; k < e; k++) p *= 2.0;
+        else
+            for (int k = 0; k < -e; k++) p *= 0.5;
+        return (r & 1) ? -m * p : m * p;
+    }
+    case CL_GEN_INT: {
+        int64_t lo = (int64_t)g->a, hi = (int64_t)g->b;
+        uint64_t span = (uint64_t)(hi - lo) + 1;
+        return (double)(lo + (int64_t)(cl_mix64(key[0] + i) % span));
+    }
     case CL_GEN_UNIFORM:
-    default: return cl_gen_uniform(g, key, i);
+    default:
+        return g->a + (g->b - g->a) * (double)cl_unit24(cl_mix64(key[0] + i));
     }
 }
 
@@ -182,29 +172,21 @@ CL_HD int cl_f16_is_nan(uint16_t h) { return (h & 0x7C00u) == 0x7C00u && (h & 0x
 CL_HD uint16_t cl_gen_f16(const cl_gen *g, uint64_t i) { return cl_f32_to_f16(cl_gen_f32(g, i)); }
 
 /* n values, at indices first, first + stride, ..., into out: as cl_gen_f32 gives them
- * (f32_span) or as the fp16 value, widened (f16_span). The keys are made once and the
- * kind is chosen once, so the loop is the hashing alone. */
-#define CL_GEN_SPAN_LOOP(fn, conv)                                                          \
-    for (long long e = 0; e < n; e++)                                                       \
-        out[e] = conv(fn(g, key, first + (uint64_t)e * stride))
-#define CL_GEN_SPAN(conv)                                                                   \
-    uint64_t key[CL_GEN_KEYS];                                                              \
-    cl_gen_keys(g, key);                                                                    \
-    switch (g->kind) {                                                                      \
-    case CL_GEN_NORMALISH: CL_GEN_SPAN_LOOP(cl_gen_normalish, conv); break;                 \
-    case CL_GEN_SIGNED_LOG: CL_GEN_SPAN_LOOP(cl_gen_signed_log, conv); break;               \
-    case CL_GEN_INT: CL_GEN_SPAN_LOOP(cl_gen_int, conv); break;                             \
-    default: CL_GEN_SPAN_LOOP(cl_gen_uniform, conv); break;                                 \
-    }
-#define CL_GEN_AS_F32(v) ((float)(v))
-#define CL_GEN_AS_F16(v) cl_f16_to_f32(cl_f32_to_f16((float)(v)))
+ * (f32_span) or as the fp16 value, widened (f16_span). The keys are made once, so the loop
+ * is half the hashing of one cl_gen_value a value. */
 CL_HD void cl_gen_f32_span(const cl_gen *g, uint64_t first, uint64_t stride, long long n, float *out)
 {
-    CL_GEN_SPAN(CL_GEN_AS_F32)
+    uint64_t key[CL_GEN_KEYS];
+    cl_gen_keys(g, key);
+    for (long long e = 0; e < n; e++)
+        out[e] = (float)cl_gen_value_keyed(g, key, first + (uint64_t)e * stride);
 }
 CL_HD void cl_gen_f16_span(const cl_gen *g, uint64_t first, uint64_t stride, long long n, float *out)
 {
-    CL_GEN_SPAN(CL_GEN_AS_F16)
+    uint64_t key[CL_GEN_KEYS];
+    cl_gen_keys(g, key);
+    for (long long e = 0; e < n; e++)
+        out[e] = cl_f16_to_f32(cl_f32_to_f16((float)cl_gen_value_keyed(g, key, first + (uint64_t)e * stride)));
 }
 
 #endif
