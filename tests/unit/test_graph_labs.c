@@ -50,6 +50,21 @@ START_TEST(topo_bfs_order_goes_backward)
 }
 END_TEST
 
+/* Not a permutation: found on every core, then reported from the first slot at fault. */
+START_TEST(topo_repeated_node_is_wrong)
+{
+    grade("topo_sort", "topo_sort_host_repeat", 0);
+    expect(CL_V_WRONG, "appears twice");
+}
+END_TEST
+
+START_TEST(topo_not_a_node_is_wrong)
+{
+    grade("topo_sort", "topo_sort_host_not_a_node", 0);
+    expect(CL_V_WRONG, "not a node id");
+}
+END_TEST
+
 START_TEST(topo_missed_cycle_is_wrong)
 {
     grade("topo_sort", "topo_sort_host_misses_cycle", 0);
@@ -107,6 +122,8 @@ int main(void)
     tcase_add_test(tc, topo_kahn_passes_every_case);
     tcase_add_test(tc, topo_bench_reports_the_cpu_kahn);
     tcase_add_test(tc, topo_bfs_order_goes_backward);
+    tcase_add_test(tc, topo_repeated_node_is_wrong);
+    tcase_add_test(tc, topo_not_a_node_is_wrong);
     tcase_add_test(tc, topo_missed_cycle_is_wrong);
     tcase_add_test(tc, topo_timed_lie_backward_edge_is_wrong);
     tcase_add_test(tc, topo_timed_false_cycle_is_wrong);
