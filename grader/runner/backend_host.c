@@ -41,6 +41,14 @@ int be_init(be_device *dev)
     return 0;
 }
 
+int be_mem_free(size_t *free_bytes)
+{
+    *free_bytes = (size_t)1 << 30;
+    return 0;
+}
+
+void be_shutdown(void) {}
+
 int be_malloc(void **p, size_t bytes)
 {
     *p = aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);

@@ -111,7 +111,7 @@ static int expect(cl_link *l, uint32_t type, cl_lmsg *m, char *msg, size_t n)
     return 0;
 }
 
-int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
+int cl_link_spawn(cl_link *l, const char *exec_path, const char *solution, const char *entry,
                   const char *const *wrap, int tool, int name_kernels, const char *file_limit, char *msg,
                   size_t n)
 {
@@ -156,6 +156,11 @@ int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const
     close(sv[1]);
     l->pid = pid;
     l->sock = sv[0];
+    return 0;
+}
+
+int cl_link_connect(cl_link *l, char *msg, size_t n)
+{
     cl_lmsg m;
     if (expect(l, LM_HELLO, &m, msg, n))
         return -1;
@@ -492,16 +497,21 @@ out:
     return rc;
 }
 
-void cl_link_stop(cl_link *l)
+void cl_link_hangup(cl_link *l)
 {
     if (l->sock >= 0)
         close(l->sock);
     l->sock = -1;
+}
+
+void cl_link_stop(cl_link *l)
+{
+    cl_link_hangup(l);
     if (l->pid > 0 && !l->exited) {
-        for (int i = 0; i < 100 && !l->exited; i++) { /* it ends when the socket closes */
+        for (int i = 0; i < 1000 && !l->exited; i++) { /* it ends when the socket closes */
             reap(l, 0);
             if (!l->exited)
-                usleep(10000);
+                usleep(1000);
         }
         if (!l->exited) {
             kill(l->pid, SIGKILL);

@@ -41,10 +41,15 @@ typedef struct cl_link {
  * that wraps the judge reaches the exec only through the environment, kept whole then. */
 enum { CL_TOOL_NONE, CL_TOOL_SANITIZER, CL_TOOL_PROFILER };
 /* Starts the exec for solution/entry (wrap: a command to run it under, or NULL; name_kernels:
- * it names the kernels launched in its calls, for the Tensor Core check). 0 or -1. */
-int cl_link_start(cl_link *l, const char *exec_path, const char *solution, const char *entry,
+ * it names the kernels launched in its calls, for the Tensor Core check). It brings up its
+ * own device and loads nothing else until cl_link_load, so the judge may spawn it before
+ * its own device is up: the two CUDA contexts are then created side by side. 0 or -1. */
+int cl_link_spawn(cl_link *l, const char *exec_path, const char *solution, const char *entry,
                   const char *const *wrap, int tool, int name_kernels, const char *file_limit, char *msg,
                   size_t n);
+/* After cl_link_spawn and the judge's be_init: waits for the exec's device, then shares the
+ * go/done words with it. 0 or -1. */
+int cl_link_connect(cl_link *l, char *msg, size_t n);
 int cl_link_map(cl_link *l, int id, int fd, size_t bytes, int readonly, char *msg, size_t n);
 int cl_link_unmap_all(cl_link *l, char *msg, size_t n);
 /* Loads the solution. 0, or a CL_LS_* status with the exec's message. CL_LS_JAIL only for a
@@ -65,7 +70,10 @@ void cl_link_describe(cl_link *l, char *out, size_t n);
 /* One call of the exec's own copy kernel, before any student code, within 3 s: does the
  * protocol work on this machine? 0, or -1 with the reason. */
 int cl_link_selftest(cl_link *l, char *msg, size_t n);
-/* Closes the link and makes sure the exec is gone. */
+/* Closes the link: the exec ends when it sees that (the judge may do other work meanwhile). */
+void cl_link_hangup(cl_link *l);
+/* Closes the link and makes sure the exec is gone: it is killed if it has not ended within
+ * a second. */
 void cl_link_stop(cl_link *l);
 
 #endif

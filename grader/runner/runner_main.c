@@ -313,10 +313,8 @@ static int read_secrets(char *nonce, unsigned long long *seed)
     return 0;
 }
 
-/* The lab, its checker and the device; the hello line; and the memory budget, fixed now,
- * before the solution's process exists. 0, or -1 once the done line says why. */
-static int open_lab_and_device(cl_verdict_out *vo, const char *yaml, cl_lab *lab, const cl_checker **chk,
-                               be_device *dev, size_t *budget)
+/* The lab and its checker. 0, or -1 once the done line says why. */
+static int open_lab(cl_verdict_out *vo, const char *yaml, cl_lab *lab, const cl_checker **chk)
 {
     cl_err err;
     if (cl_lab_load_file(yaml, lab, &err))
@@ -327,50 +325,82 @@ static int open_lab_and_device(cl_verdict_out *vo, const char *yaml, cl_lab *lab
         snprintf(msg, sizeof msg, "this judge has no checker for lab '%s'", lab->name);
         return stop(vo, CL_RUN_JUDGE_ERROR, msg);
     }
+    return 0;
+}
+
+/* The judge's device, and the hello line. 0, or -1 once the done line says why. */
+static int open_device(cl_verdict_out *vo, const cl_lab *lab, be_device *dev)
+{
     if (be_init(dev)) {
         char msg[1200];
         snprintf(msg, sizeof msg, "no GPU: %s", be_error());
         return stop(vo, CL_RUN_NO_DEVICE, msg);
     }
     cl_verdict_emit(vo, "hello", json_pack("{s:o, s:s}", "device", device_json(dev), "lab", lab->name));
-    *budget = (size_t)((double)dev->mem_free * 0.5);
     return 0;
 }
 
-/* Starts the solution's process (under compute-sanitizer with --sanitize) and checks the
- * protocol with a call of the exec's own kernel, before any student code exists: the GPU
- * protocol (go/done stream memory operations, globaltimer bracket) first; where it cannot
- * complete that call, the host-clock protocol, and the report says the bound is the weaker
- * one. 0, or -1 once the done line says why. */
-static int start_solution_process(cl_verdict_out *vo, const run_opts *ro, const cl_lab *lab, cl_link *link)
+/* How the solution's process is started: the exec next to the judge, under
+ * compute-sanitizer with --sanitize. */
+typedef struct exec_plan {
+    char exec[PATH_MAX], tool_path[PATH_MAX];
+    const char *wrap[16];
+    int tool, name_kernels;
+} exec_plan;
+
+/* Starts the solution's process, before the judge's own device is up (its CUDA context is
+ * created beside the judge's; it loads no solution before LM_LOAD, long after the judge's
+ * buffers and budget exist). 0, or -1 once the done line says why. */
+static int spawn_solution_process(cl_verdict_out *vo, const run_opts *ro, const cl_lab *lab, cl_link *link,
+                                  exec_plan *xp)
 {
-    char exec[PATH_MAX], msg[1024];
-    if (exec_path(exec, sizeof exec)) {
+    char msg[1024];
+    memset(xp, 0, sizeof *xp);
+    if (exec_path(xp->exec, sizeof xp->exec)) {
         snprintf(msg, sizeof msg, "the solution host %s is missing next to the judge", be_exec_name);
         return stop(vo, CL_RUN_JUDGE_ERROR, msg);
     }
-    const char *wrap[16] = {NULL};
-    char tool[PATH_MAX];
     if (ro->sanitize) {
-        if (cl_cuda_tool("compute-sanitizer", tool, sizeof tool))
+        if (cl_cuda_tool("compute-sanitizer", xp->tool_path, sizeof xp->tool_path))
             return stop(vo, CL_RUN_JUDGE_ERROR, "compute-sanitizer not found next to nvcc");
-        const char *w[] = {tool, "--tool", ro->sanitize, "--error-exitcode", "86", "--print-limit", "20",
+        const char *w[] = {xp->tool_path, "--tool", ro->sanitize, "--error-exitcode", "86", "--print-limit", "20",
                            "--log-file", ro->sanitize_log, NULL};
-        memcpy(wrap, w, sizeof w);
+        memcpy(xp->wrap, w, sizeof w);
     }
     /* ncu profiles a kernel inside its launch call, so a launch queued behind the stream's
      * wait for go would wait for ever: a profiled run (never a grade) takes the host clock */
     if (ro->profiled)
         setenv("CUDALAB_UNGATED", "1", 1);
+    xp->tool = ro->sanitize ? CL_TOOL_SANITIZER : ro->profiled ? CL_TOOL_PROFILER : CL_TOOL_NONE;
+    /* (CUPTI costs the exec a second to start: only where the Tensor Core check needs it,
+     * and only in a run that checks correctness, whose kernels are the ones it names: a
+     * bench run's names would add nothing) */
+    xp->name_kernels = (lab->metric == CL_METRIC_TFLOPS && strcmp(ro->mode, "bench")) ||
+                       getenv("CUDALAB_TEST_KERNELS_RAN");
+    if (cl_link_spawn(link, xp->exec, ro->solution, lab->entry, ro->sanitize ? xp->wrap : NULL, xp->tool,
+                      xp->name_kernels, ro->file_limit, msg, sizeof msg)) {
+        cl_link_stop(link);
+        return stop(vo, CL_RUN_JUDGE_ERROR, msg);
+    }
+    return 0;
+}
+
+/* Once the judge's device is up: connects to the spawned process and checks the protocol
+ * with a call of the exec's own kernel, before any student code exists: the GPU protocol
+ * (go/done stream memory operations, globaltimer bracket) first; where it cannot complete
+ * that call, a new process on the host-clock protocol, and the report says the bound is
+ * the weaker one. 0, or -1 once the done line says why. */
+static int connect_solution_process(cl_verdict_out *vo, const run_opts *ro, const cl_lab *lab, cl_link *link,
+                                    exec_plan *xp)
+{
+    char msg[1024];
     for (int attempt = 0;; attempt++) {
-        int tool = ro->sanitize ? CL_TOOL_SANITIZER : ro->profiled ? CL_TOOL_PROFILER : CL_TOOL_NONE;
-        /* (CUPTI costs the exec a second to start: only where the Tensor Core check needs it,
-         * and only in a run that checks correctness, whose kernels are the ones it names: a
-         * bench run's names would add nothing) */
-        int name_kernels = (lab->metric == CL_METRIC_TFLOPS && strcmp(ro->mode, "bench")) ||
-                           getenv("CUDALAB_TEST_KERNELS_RAN");
-        if (cl_link_start(link, exec, ro->solution, lab->entry, ro->sanitize ? wrap : NULL, tool, name_kernels,
-                          ro->file_limit, msg, sizeof msg)) {
+        if (attempt > 0 && cl_link_spawn(link, xp->exec, ro->solution, lab->entry, ro->sanitize ? xp->wrap : NULL,
+                                         xp->tool, xp->name_kernels, ro->file_limit, msg, sizeof msg)) {
+            cl_link_stop(link);
+            return stop(vo, CL_RUN_JUDGE_ERROR, msg);
+        }
+        if (cl_link_connect(link, msg, sizeof msg)) {
             cl_link_stop(link);
             return stop(vo, CL_RUN_JUDGE_ERROR, msg);
         }
@@ -388,6 +418,16 @@ static int start_solution_process(cl_verdict_out *vo, const run_opts *ro, const 
     if (!realpath(ro->solution, g_libs.solution_real))
         g_libs.solution_real[0] = '\0';
     return 0;
+}
+
+/* The memory budget of the judge's buffers: half of what is free once the judge's and the
+ * exec's contexts exist, fixed before any solution code is loaded. */
+static size_t memory_budget(be_device *dev)
+{
+    size_t free_now;
+    if (be_mem_free(&free_now) == 0)
+        dev->mem_free = free_now;
+    return (size_t)((double)dev->mem_free * 0.5);
 }
 
 /* The engine's run over the started process, then the done line with its status. */
@@ -432,18 +472,31 @@ int main(int argc, char **argv)
     cl_lab lab;
     const cl_checker *chk;
     be_device dev;
-    size_t budget;
     double t0 = cl_mono_s();
-    if (open_lab_and_device(&vo, ro.yaml, &lab, &chk, &dev, &budget))
+    if (open_lab(&vo, ro.yaml, &lab, &chk))
         return 0; /* the done line says why */
-    double t1 = cl_mono_s();
     /* plan mode loads nothing: it needs no solution process */
     cl_link link, *lp = ro.plan ? NULL : &link;
-    if (lp && start_solution_process(&vo, &ro, &lab, lp))
+    exec_plan xp;
+    if (lp && spawn_solution_process(&vo, &ro, &lab, lp, &xp))
         return 0;
+    if (open_device(&vo, &lab, &dev)) {
+        if (lp)
+            cl_link_stop(lp);
+        return 0;
+    }
+    double t1 = cl_mono_s();
+    if (lp && connect_solution_process(&vo, &ro, &lab, lp, &xp))
+        return 0;
+    size_t budget = memory_budget(&dev);
     double t2 = cl_mono_s();
     run_and_report(&vo, &ro, &lab, chk, &dev, budget, seed, lp);
     double t3 = cl_mono_s();
+    /* the two processes' contexts go at the same time: the exec's when it sees the link
+     * closed, the judge's here; then the exec is waited for */
+    if (lp)
+        cl_link_hangup(lp);
+    be_shutdown();
     if (lp)
         cl_link_stop(lp);
     if (cl_phases_on()) { /* the judge's own steps around the cases */
