@@ -197,6 +197,7 @@ static inline int det_overlap(det_box a, det_box b)
  * box of each ambiguous pair is listed in the slice's found[t] (grown as needed). */
 typedef struct det_clean_pass {
     const det_box *b;
+    const det_box *cell_boxes; /* b[g->items[k]] at k: the neighbours read in order, not gathered */
     const det_grid *g;
     const int *todo;
     int pass;
@@ -208,18 +209,22 @@ typedef struct det_clean_pass {
 static void det_clean_scan(void *ctx, int th, long long lo_q, long long hi_q)
 {
     det_clean_pass *p = (det_clean_pass *)ctx;
-    const det_box *b = p->b;
+    const det_box *b = p->b, *cb = p->cell_boxes;
+    const int *items = p->g->items;
     p->nfound[th] = 0;
     p->oom[th] = 0;
     for (long long q = lo_q; q < hi_q; q++) {
         int d = p->todo[q];
-        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(p->g, b[d], lo, hi);
+        const det_box bd = b[d];
+        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(p->g, bd, lo, hi);
         for (int c = 0; c < cells; c++)
             for (int k = lo[c]; k < hi[c]; k++) {
-                int e = p->g->items[k];
+                if (!det_overlap(bd, cb[k]))
+                    continue;
+                int e = items[k];
                 /* pass 0 visits every pair from its lower box; later passes visit the
                  * pairs of changed boxes from the changed side */
-                if (e == d || (p->pass == 0 && e < d) || !det_overlap(b[d], b[e]))
+                if (e == d || (p->pass == 0 && e < d))
                     continue;
                 int i = d < e ? d : e, j = d < e ? e : d;
                 int64_t inter, uni;
@@ -255,9 +260,11 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
     size_t un = (size_t)(n > 0 ? n : 1);
     int *todo = (int *)malloc(un * 2 * sizeof(int));
     unsigned char *mark = (unsigned char *)calloc(un, 1);
-    if (!todo || !mark) {
+    det_box *cell_boxes = (det_box *)malloc(un * sizeof(det_box));
+    if (!todo || !mark || !cell_boxes) {
         free(todo);
         free(mark);
+        free(cell_boxes);
         return -1;
     }
     det_clean_pass scan;
@@ -272,6 +279,9 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
     for (int pass = 0; pass < 64; pass++) {
         det_grid g;
         det_grid_build(&g, b, n, start, items);
+        for (int k = 0; k < g.start[g.side * g.side]; k++)
+            cell_boxes[k] = b[items[k]];
+        scan.cell_boxes = cell_boxes;
         scan.g = &g;
         scan.todo = todo;
         scan.pass = pass;
@@ -309,6 +319,7 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
         free(scan.found[th]);
     free(todo < next ? todo : next);
     free(mark);
+    free(cell_boxes);
     return rc;
 }
 
@@ -360,13 +371,27 @@ static inline void det_rank(const float *scores, int n, uint32_t *tmp, int *orde
 /* Greedy NMS with threshold t >= 0 over integer-valued boxes: visits boxes by rank,
  * keeps each one no kept box suppressed, and suppresses its lower-ranked neighbours with
  * IoU > t. Writes keep[0..k) and suppressor[i] (the kept box that removed box i, or -1).
- * Returns k. start/items: grid memory as for det_grid_build. */
+ * Returns k, or -1 when memory ran out. start/items: grid memory as for det_grid_build.
+ * The neighbours' boxes and ranks are copied into grid order first, so the scan reads
+ * them in order instead of gathering them from all over b and rank. */
 static inline int det_nms_cpu(const det_box *b, int n, float t, const int *order,
                               const int *rank, int *suppressor, int *keep, int *start,
                               int *items)
 {
     det_grid g;
     det_grid_build(&g, b, n, start, items);
+    int m = g.start[g.side * g.side];
+    det_box *cell_boxes = (det_box *)malloc((size_t)(m > 0 ? m : 1) * sizeof(det_box));
+    int *cell_rank = (int *)malloc((size_t)(m > 0 ? m : 1) * sizeof(int));
+    if (!cell_boxes || !cell_rank) {
+        free(cell_boxes);
+        free(cell_rank);
+        return -1;
+    }
+    for (int q = 0; q < m; q++) {
+        cell_boxes[q] = b[items[q]];
+        cell_rank[q] = rank[items[q]];
+    }
     for (int i = 0; i < n; i++)
         suppressor[i] = -1;
     int k = 0;
@@ -375,20 +400,25 @@ static inline int det_nms_cpu(const det_box *b, int n, float t, const int *order
         if (suppressor[i] >= 0)
             continue;
         keep[k++] = i;
-        if (!det_solid(b[i]))
+        const det_box bi = b[i];
+        if (!det_solid(bi))
             continue;
-        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(&g, b[i], lo, hi);
+        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(&g, bi, lo, hi);
         for (int c = 0; c < cells; c++)
             for (int q = lo[c]; q < hi[c]; q++) {
+                if (cell_rank[q] <= r || !det_overlap(bi, cell_boxes[q]))
+                    continue;
                 int j = items[q];
-                if (rank[j] <= r || suppressor[j] >= 0 || !det_overlap(b[i], b[j]))
+                if (suppressor[j] >= 0)
                     continue;
                 int64_t inter, uni;
-                det_inter_union(b[i], b[j], &inter, &uni);
+                det_inter_union(bi, cell_boxes[q], &inter, &uni);
                 if (det_suppresses(inter, uni, t))
                     suppressor[j] = i;
             }
     }
+    free(cell_boxes);
+    free(cell_rank);
     return k;
 }
 

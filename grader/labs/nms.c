@@ -252,6 +252,8 @@ static int generate(cl_run *run, void *st, uint64_t seed)
     det_rank(s->scores, s->n, s->tmp, s->order, s->rank);
     s->num_kept = det_nms_cpu(s->boxes, s->n, s->t, s->order, s->rank, s->suppressor, s->keep,
                               s->start, s->items);
+    if (s->num_kept < 0)
+        return cl_errorf(run, "nms: out of memory for the CPU reference (%d boxes)", s->n);
     if (cl_upload(run, s->d_boxes, s->boxes, (size_t)s->n * sizeof(det_box)) ||
         cl_upload(run, s->d_scores, s->scores, (size_t)s->n * sizeof(float)))
         return -1;
