@@ -31,9 +31,6 @@ extern const char be_exec_name[];
 int be_init(be_device *dev);
 /* The device memory free now (after be_init). 0 or -1. */
 int be_mem_free(size_t *free_bytes);
-/* Releases the judge's device (its CUDA context) before the process ends; nothing of the
- * backend may be used afterwards. */
-void be_shutdown(void);
 const char *be_error(void);
 
 int be_malloc(void **p, size_t bytes);

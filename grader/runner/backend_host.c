@@ -47,8 +47,6 @@ int be_mem_free(size_t *free_bytes)
     return 0;
 }
 
-void be_shutdown(void) {}
-
 int be_malloc(void **p, size_t bytes)
 {
     *p = aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);

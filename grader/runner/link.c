@@ -497,16 +497,11 @@ out:
     return rc;
 }
 
-void cl_link_hangup(cl_link *l)
+void cl_link_stop(cl_link *l)
 {
     if (l->sock >= 0)
         close(l->sock);
     l->sock = -1;
-}
-
-void cl_link_stop(cl_link *l)
-{
-    cl_link_hangup(l);
     if (l->pid > 0 && !l->exited) {
         for (int i = 0; i < 1000 && !l->exited; i++) { /* it ends when the socket closes */
             reap(l, 0);

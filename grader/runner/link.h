@@ -70,8 +70,6 @@ void cl_link_describe(cl_link *l, char *out, size_t n);
 /* One call of the exec's own copy kernel, before any student code, within 3 s: does the
  * protocol work on this machine? 0, or -1 with the reason. */
 int cl_link_selftest(cl_link *l, char *msg, size_t n);
-/* Closes the link: the exec ends when it sees that (the judge may do other work meanwhile). */
-void cl_link_hangup(cl_link *l);
 /* Closes the link and makes sure the exec is gone: it is killed if it has not ended within
  * a second. */
 void cl_link_stop(cl_link *l);

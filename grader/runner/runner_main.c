@@ -492,11 +492,6 @@ int main(int argc, char **argv)
     double t2 = cl_mono_s();
     run_and_report(&vo, &ro, &lab, chk, &dev, budget, seed, lp);
     double t3 = cl_mono_s();
-    /* the two processes' contexts go at the same time: the exec's when it sees the link
-     * closed, the judge's here; then the exec is waited for */
-    if (lp)
-        cl_link_hangup(lp);
-    be_shutdown();
     if (lp)
         cl_link_stop(lp);
     if (cl_phases_on()) { /* the judge's own steps around the cases */
