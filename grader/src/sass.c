@@ -3,23 +3,49 @@
  * names come from the solution's process), or in the whole file when those are unknown. */
 #include "grader/sass.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "grader/compile.h"
 #include "grader/proc.h"
 #include "paths.h"
 
+#define SASS_MAX (64u << 20) /* bytes of listing read at most */
+
+/* The listing is kept next to the shared object (so + ".sass"), as the build cache keeps
+ * the object itself: cuobjdump takes about a second on a GEMM's object, and the same build
+ * is inspected at its compile and again at every grading. A listing older than its object
+ * is made again. */
+static int sass_cached(const char *so, const char *sidecar, char **text)
+{
+    struct stat s_so, s_sass;
+    if (stat(so, &s_so) || stat(sidecar, &s_sass) || s_sass.st_size == 0 ||
+        s_sass.st_mtim.tv_sec < s_so.st_mtim.tv_sec ||
+        (s_sass.st_mtim.tv_sec == s_so.st_mtim.tv_sec && s_sass.st_mtim.tv_nsec < s_so.st_mtim.tv_nsec))
+        return -1;
+    size_t len;
+    cl_err err;
+    return cl_read_file(sidecar, SASS_MAX, text, &len, &err) ? -1 : 0;
+}
+
 int cl_sass_read(const char *so, char **text)
 {
-    char tool[CL_PATH_MAX];
+    char tool[CL_PATH_MAX], sidecar[CL_PATH_MAX];
     cl_err err;
     *text = NULL;
+    int keep = snprintf(sidecar, sizeof sidecar, "%s.sass", so) < (int)sizeof sidecar;
+    if (keep && sass_cached(so, sidecar, text) == 0)
+        return 0;
     if (cl_cuda_tool("cuobjdump", tool, sizeof tool))
         return -1;
     char *argv[] = {tool, "-sass", (char *)so, NULL};
-    if (cl_proc_capture(argv, 120, 64u << 20, text, &err) == 0 && *text)
+    if (cl_proc_capture(argv, 120, SASS_MAX, text, &err) == 0 && *text) {
+        if (keep) /* best effort: without it the next grading runs cuobjdump again */
+            cl_write_file_atomic(sidecar, *text, strlen(*text), &err);
         return 0;
+    }
     free(*text);
     *text = NULL;
     return -1;

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "grader/elfinfo.h"
 #include "grader/sass.h"
@@ -89,6 +91,32 @@ START_TEST(tensor_cores_in_the_kernels_that_ran)
 }
 END_TEST
 
+/* The listing is read from the build cache's sidecar (so + ".sass") while it is at least
+ * as new as the object; an older one is not trusted (the object was rebuilt): cuobjdump
+ * runs, and on an object that is no ELF (or with no cuobjdump) there is no listing. */
+START_TEST(sass_listing_from_the_sidecar)
+{
+    char *dir = tu_tempdir("sass");
+    char so[4096], sidecar[4096];
+    snprintf(so, sizeof so, "%s", tu_write(dir, "solution.so", "not a real object"));
+    snprintf(sidecar, sizeof sidecar, "%s.sass", so);
+    tu_write(dir, "solution.so.sass", SASS);
+    char *text = NULL;
+    ck_assert_int_eq(cl_sass_read(so, &text), 0);
+    ck_assert_str_eq(text, SASS);
+    ck_assert_int_eq(cl_sass_tensor_cores(text, NULL, 0), 1);
+    free(text);
+    /* the object rebuilt after the listing was kept */
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, sidecar, old, 0), 0);
+    text = NULL;
+    ck_assert_int_eq(cl_sass_read(so, &text), -1);
+    ck_assert_ptr_null(text);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("elf");
@@ -96,6 +124,7 @@ int main(void)
     tcase_add_test(tc, exports_and_needs);
     tcase_add_test(tc, rejects_junk);
     tcase_add_test(tc, tensor_cores_in_the_kernels_that_ran);
+    tcase_add_test(tc, sass_listing_from_the_sidecar);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
