@@ -186,6 +186,26 @@ static inline int det_grid_near(const det_grid *g, det_box box, int lo[DET_NEAR_
     return k;
 }
 
+/* As det_grid_near, for the partners whose x1 is at least box's own: the cells from
+ * box.x1 to box.x2 across (a partner's x1 lies in [box.x1, box.x2)), the same rows. Visiting
+ * every box's window this way meets each overlapping pair once, from its left box, in a
+ * window narrower by the largest side. */
+static inline int det_grid_near_right(const det_grid *g, det_box box, int lo[DET_NEAR_MAX],
+                                      int hi[DET_NEAR_MAX])
+{
+    int x0 = det_grid_cell(g, box.x1), x1 = det_grid_cell(g, box.x2);
+    int y0 = det_grid_cell(g, box.y1 - g->ext), y1 = det_grid_cell(g, box.y2);
+    int k = 0;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int c = y * g->side + x;
+            lo[k] = g->start[c];
+            hi[k] = g->start[c + 1];
+            k++;
+        }
+    return k;
+}
+
 /* Boxes whose interiors overlap (a quick test before the exact arithmetic). */
 static inline int det_overlap(det_box a, det_box b)
 {
@@ -216,15 +236,16 @@ static void det_clean_scan(void *ctx, int th, long long lo_q, long long hi_q)
     for (long long q = lo_q; q < hi_q; q++) {
         int d = p->todo[q];
         const det_box bd = b[d];
-        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX], cells = det_grid_near(p->g, bd, lo, hi);
+        /* pass 0 visits every pair once, from its left box (the lower index on equal x1);
+         * later passes visit the pairs of changed boxes from the changed side, whole windows */
+        int lo[DET_NEAR_MAX], hi[DET_NEAR_MAX];
+        int cells = p->pass == 0 ? det_grid_near_right(p->g, bd, lo, hi) : det_grid_near(p->g, bd, lo, hi);
         for (int c = 0; c < cells; c++)
             for (int k = lo[c]; k < hi[c]; k++) {
                 if (!det_overlap(bd, cb[k]))
                     continue;
                 int e = items[k];
-                /* pass 0 visits every pair from its lower box; later passes visit the
-                 * pairs of changed boxes from the changed side */
-                if (e == d || (p->pass == 0 && e < d))
+                if (e == d || (p->pass == 0 && (cb[k].x1 < bd.x1 || (cb[k].x1 == bd.x1 && e < d))))
                     continue;
                 int i = d < e ? d : e, j = d < e ? e : d;
                 int64_t inter, uni;
@@ -321,6 +342,85 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
     free(mark);
     free(cell_boxes);
     return rc;
+}
+
+
+/* ---- checking a keep list without running greedy NMS ----
+ * A keep list is greedy NMS's exactly when it lists distinct boxes in visiting order (rank)
+ * and every box j is listed if and only if no listed box ranked above j has IoU > t with
+ * it: by induction over the ranks, greedy's list is the only one that meets both. The
+ * second part asks one question per box, answered on every core against a grid of the
+ * listed boxes, where the greedy pass is serial. */
+typedef struct det_greedy_scan {
+    const det_box *b;
+    const int *rank;
+    float t;
+    det_grid g;                  /* over kb[0..k) */
+    const det_box *kb;           /* the listed boxes, in list order */
+    const int *krank;            /* their ranks */
+    const unsigned char *listed; /* by box */
+    int bad[CL_PAR_MAX];
+} det_greedy_scan;
+
+static void det_greedy_part(void *ctx, int th, long long lo, long long hi)
+{
+    det_greedy_scan *p = (det_greedy_scan *)ctx;
+    int bad = 0;
+    for (long long j = lo; j < hi && !bad; j++) {
+        const det_box bj = p->b[j];
+        int suppressed = 0;
+        if (det_solid(bj)) {
+            int rj = p->rank[j];
+            int cl[DET_NEAR_MAX], ch[DET_NEAR_MAX], cells = det_grid_near(&p->g, bj, cl, ch);
+            for (int c = 0; c < cells && !suppressed; c++)
+                for (int q = cl[c]; q < ch[c]; q++) {
+                    int i = p->g.items[q];
+                    if (p->krank[i] >= rj || !det_overlap(p->kb[i], bj))
+                        continue;
+                    int64_t inter, uni;
+                    det_inter_union(p->kb[i], bj, &inter, &uni);
+                    if (det_suppresses(inter, uni, p->t)) {
+                        suppressed = 1;
+                        break;
+                    }
+                }
+        }
+        bad = p->listed[j] == suppressed; /* listed exactly when not suppressed */
+    }
+    p->bad[th] = bad;
+}
+
+/* 1 when list[0..k) is greedy NMS's keep list for boxes b[0..n), threshold t and visiting
+ * order rank (det_rank's), else 0. Scratch: kb and krank of k entries, listed of n bytes,
+ * start/items: grid memory as for det_grid_build. */
+static inline int det_nms_is_greedy(const det_box *b, int n, float t, const int *rank, const int *list, int k,
+                                    det_box *kb, int *krank, unsigned char *listed, int *start, int *items)
+{
+    if (k < 0 || k > n)
+        return 0;
+    memset(listed, 0, (size_t)n);
+    for (int p = 0; p < k; p++) {
+        int i = list[p];
+        if (i < 0 || i >= n || listed[i] || (p > 0 && rank[i] <= krank[p - 1]))
+            return 0; /* not a box, listed twice, or out of visiting order */
+        listed[i] = 1;
+        kb[p] = b[i];
+        krank[p] = rank[i];
+    }
+    det_greedy_scan scan;
+    memset(&scan, 0, sizeof scan);
+    scan.b = b;
+    scan.rank = rank;
+    scan.t = t;
+    scan.kb = kb;
+    scan.krank = krank;
+    scan.listed = listed;
+    det_grid_build(&scan.g, kb, k, start, items);
+    int nt = cl_par_for(n, (double)n * 100, CL_PAR_MAX, det_greedy_part, &scan);
+    for (int th = 0; th < nt; th++)
+        if (scan.bad[th])
+            return 0;
+    return 1;
 }
 
 /* ---- greedy NMS on the CPU ---- */

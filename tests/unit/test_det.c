@@ -41,6 +41,64 @@ START_TEST(test_iou_special_cases)
 }
 END_TEST
 
+/* det_nms_is_greedy, the checker's test of an answer, on the greedy list (yes) and on lists
+ * one step away from it (no): a kept box dropped, a suppressed box added at its place, two
+ * neighbours swapped, a box twice, an index out of range, every box. */
+static void check_greedy_test(const det_box *b, int n, float t, const int *order, const int *rank, const int *sup,
+                              const int *keep, int k, int *start, int *items)
+{
+    static det_box kb[2000];
+    static int krank[2000], list[2001];
+    static unsigned char listed[2000];
+    ck_assert(n <= 2000);
+#define GREEDY(l, m) det_nms_is_greedy(b, n, t, rank, l, m, kb, krank, listed, start, items)
+    ck_assert_int_eq(GREEDY(keep, k), 1);
+    for (int drop = 0; drop < k; drop += 1 + k / 7) { /* a kept box missing */
+        int m = 0;
+        for (int p = 0; p < k; p++)
+            if (p != drop)
+                list[m++] = keep[p];
+        ck_assert_int_eq(GREEDY(list, m), 0);
+    }
+    int added = 0;
+    for (int r = 0; r < n && added < 8; r++) { /* a suppressed box listed where its rank puts it */
+        int j = order[r];
+        if (sup[j] < 0)
+            continue;
+        int m = 0, put = 0;
+        for (int p = 0; p < k; p++) {
+            if (!put && rank[keep[p]] > r) {
+                list[m++] = j;
+                put = 1;
+            }
+            list[m++] = keep[p];
+        }
+        if (!put)
+            list[m++] = j;
+        ck_assert_int_eq(GREEDY(list, m), 0);
+        added++;
+    }
+    if (k >= 2) {
+        memcpy(list, keep, (size_t)k * sizeof(int));
+        int x = list[0];
+        list[0] = list[1];
+        list[1] = x;
+        ck_assert_int_eq(GREEDY(list, k), 0); /* out of visiting order */
+        memcpy(list, keep, (size_t)k * sizeof(int));
+        list[1] = list[0];
+        ck_assert_int_eq(GREEDY(list, k), 0); /* a box twice */
+    }
+    if (k >= 1) {
+        memcpy(list, keep, (size_t)k * sizeof(int));
+        list[k - 1] = n;
+        ck_assert_int_eq(GREEDY(list, k), 0); /* not a box */
+    }
+    if (k < n) { /* every box, in visiting order: something was suppressed */
+        ck_assert_int_eq(GREEDY(order, n), 0);
+    }
+#undef GREEDY
+}
+
 /* Random integer boxes, some clustered; after det_clean every formulation agrees with
  * the exact decision, and grid NMS equals brute-force NMS. */
 START_TEST(test_clean_makes_decisions_exact)
@@ -96,6 +154,7 @@ START_TEST(test_clean_makes_decisions_exact)
         }
         ck_assert_int_eq(k, k2);
         ck_assert_int_eq(memcmp(keep, keep2, (size_t)k * sizeof(int)), 0);
+        check_greedy_test(b, N, t, order, rank, sup, keep, k, start, items);
     }
 }
 END_TEST
