@@ -10,7 +10,8 @@
  *   makes is its final division (or multiplication by the threshold). det_clean moves
  *   boxes until no overlapping pair has an IoU within a relative margin of the threshold,
  *   so that every reasonable fp32 formulation takes the same suppression decisions.
- * - A uniform grid over boxes, and greedy NMS on the CPU that only tests neighbours.
+ * - A uniform grid over boxes, and greedy NMS on the CPU that only tests neighbours; the
+ *   test of an answer against the greedy rule, box by box on every core (det_nms_is_greedy).
  * - det_clean spreads its pair tests over the cores (parallel.h): the nms lab cleans a
  *   fresh 50000-box input before every timed run.
  *

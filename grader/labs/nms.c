@@ -6,8 +6,10 @@
  * overlapping pair has an IoU within margin * t of the threshold t (margin: the tolerance
  * of lab.yaml, 1e-5); an IoU of exactly 0 or exactly 1 is allowed, since every
  * formulation computes those exactly. So the only rounding a solution makes, in its
- * division or in t * union, cannot flip a decision, and the keep list is compared exactly,
- * order included. The CPU reference decides each pair exactly (det_suppresses).
+ * division or in t * union, cannot flip a decision, and the keep list must be greedy's
+ * exactly, order included. Each pair is decided exactly (det_suppresses). An answer is
+ * tested against the greedy rule on every core (det_nms_is_greedy); the serial greedy pass
+ * (det_nms_cpu) runs only for one that fails, so the report names the first difference.
  *
  * Case parameters (lab.yaml):
  *   n        boxes (0 allowed; scaled down when the O(n^2 / 8) bitmask would not fit)
