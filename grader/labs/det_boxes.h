@@ -169,13 +169,10 @@ static inline void det_grid_build(det_grid *g, const det_box *b, int n, int *sta
     start[0] = 0;
 }
 
-/* The cells that may hold a partner of box (see above), as ranges [lo, hi) of g->items.
- * Returns the number of ranges (at most DET_NEAR_MAX). */
-static inline int det_grid_near(const det_grid *g, det_box box, int lo[DET_NEAR_MAX],
-                                int hi[DET_NEAR_MAX])
+/* The cells x0..x1 of rows y0..y1 as ranges [lo, hi) of g->items; their number. */
+static inline int det_grid_block(const det_grid *g, int x0, int x1, int y0, int y1, int lo[DET_NEAR_MAX],
+                                 int hi[DET_NEAR_MAX])
 {
-    int x0 = det_grid_cell(g, box.x1 - g->ext), x1 = det_grid_cell(g, box.x2);
-    int y0 = det_grid_cell(g, box.y1 - g->ext), y1 = det_grid_cell(g, box.y2);
     int k = 0;
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
@@ -187,6 +184,15 @@ static inline int det_grid_near(const det_grid *g, det_box box, int lo[DET_NEAR_
     return k;
 }
 
+/* The cells that may hold a partner of box (see above), as ranges [lo, hi) of g->items.
+ * Returns the number of ranges (at most DET_NEAR_MAX). */
+static inline int det_grid_near(const det_grid *g, det_box box, int lo[DET_NEAR_MAX],
+                                int hi[DET_NEAR_MAX])
+{
+    return det_grid_block(g, det_grid_cell(g, box.x1 - g->ext), det_grid_cell(g, box.x2),
+                          det_grid_cell(g, box.y1 - g->ext), det_grid_cell(g, box.y2), lo, hi);
+}
+
 /* As det_grid_near, for the partners whose x1 is at least box's own: the cells from
  * box.x1 to box.x2 across (a partner's x1 lies in [box.x1, box.x2)), the same rows. Visiting
  * every box's window this way meets each overlapping pair once, from its left box, in a
@@ -194,17 +200,8 @@ static inline int det_grid_near(const det_grid *g, det_box box, int lo[DET_NEAR_
 static inline int det_grid_near_right(const det_grid *g, det_box box, int lo[DET_NEAR_MAX],
                                       int hi[DET_NEAR_MAX])
 {
-    int x0 = det_grid_cell(g, box.x1), x1 = det_grid_cell(g, box.x2);
-    int y0 = det_grid_cell(g, box.y1 - g->ext), y1 = det_grid_cell(g, box.y2);
-    int k = 0;
-    for (int y = y0; y <= y1; y++)
-        for (int x = x0; x <= x1; x++) {
-            int c = y * g->side + x;
-            lo[k] = g->start[c];
-            hi[k] = g->start[c + 1];
-            k++;
-        }
-    return k;
+    return det_grid_block(g, det_grid_cell(g, box.x1), det_grid_cell(g, box.x2),
+                          det_grid_cell(g, box.y1 - g->ext), det_grid_cell(g, box.y2), lo, hi);
 }
 
 /* Boxes whose interiors overlap (a quick test before the exact arithmetic). */
