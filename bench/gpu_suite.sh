@@ -6,8 +6,8 @@
 #   ctest.txt     ctest's output          suite_lines.txt  one line per test, and the wall
 #   phases.txt    CUDALAB_PHASES lines    summary.txt      bench/phases_summary.py's totals
 # Environment: STOP (seconds after which ctest starts no new test, default 540, so that the
-# call returns inside its 10 minutes), TMO (a test's limit, default 400), EXCLUDE (a ctest
-# -E regex, default none).
+# call returns inside its 10 minutes), TMO (a test's limit, default 400), ONLY and EXCLUDE
+# (ctest -R and -E regexes, default all tests).
 set -u -o pipefail
 # shellcheck source=bench/env.sh
 source "$(dirname "$0")/env.sh"
@@ -18,7 +18,7 @@ rm -f "$CUDALAB_PHASES"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 stop=$(date -d "+${STOP:-540} seconds" +%H:%M:%S)
 t0=$(date +%s.%N)
-(cd build && ctest -L gpu -E "${EXCLUDE:-^$}" --stop-time "$stop" --timeout "${TMO:-400}" --output-on-failure 2>&1) \
+(cd build && ctest -L gpu -R "${ONLY:-.}" -E "${EXCLUDE:-^$}" --stop-time "$stop" --timeout "${TMO:-400}" --output-on-failure 2>&1) \
   > "$out/ctest.txt"
 t1=$(date +%s.%N)
 grep -E 'Test +#' "$out/ctest.txt" | sed -E 's/ +/ /g' > "$out/suite_lines.txt"
