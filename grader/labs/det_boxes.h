@@ -342,7 +342,6 @@ static inline int det_clean(det_box *b, int n, float t, double rel_margin, int c
     return rc;
 }
 
-
 /* ---- checking a keep list without running greedy NMS ----
  * A keep list is greedy NMS's exactly when it lists distinct boxes in visiting order (rank)
  * and every box j is listed if and only if no listed box ranked above j has IoU > t with
