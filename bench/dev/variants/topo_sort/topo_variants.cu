@@ -81,7 +81,59 @@ extern "C" void *cudalab_scratch(size_t bytes)
     return g_scratch;
 }
 
+// The reference's phases: block 0 stamps the global timer at its TOPO_MARK points (zeroed,
+// counted, first frontier, end), one store each.
+#define TOPO_MARK(point)                                                                                           \
+    do {                                                                                                           \
+        if (blockIdx.x == 0 && threadIdx.x == 0) {                                                                 \
+            unsigned long long t_;                                                                                 \
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                                 \
+            topo_marks[point] = t_;                                                                                \
+        }                                                                                                          \
+    } while (0)
+__device__ unsigned long long topo_marks[8];
 #include "reference/topo_sort.cu" // defines topo_sort(), the baseline
+// The reference built with other settings, each in a namespace of its own: slabs of 8
+// entries (TOPO_SLAB_CAP), so that most edges take the overflow path, and 256 buckets
+// (TOPO_NB).
+namespace spill {
+__device__ unsigned long long topo_marks[8];
+#define TOPO_SLAB_CAP 8
+#define topo_sort topo_sort_spill
+#include "reference/topo_sort.cu"
+#undef topo_sort
+#undef TOPO_SLAB_CAP
+} // namespace spill
+namespace nospec {
+__device__ unsigned long long topo_marks[8];
+#undef TOPO_SPEC
+#define TOPO_SPEC 0
+#define topo_sort topo_sort_nospec
+#include "reference/topo_sort.cu"
+#undef topo_sort
+#undef TOPO_SPEC
+} // namespace nospec
+namespace nb256 {
+__device__ unsigned long long topo_marks[8];
+#undef TOPO_NB
+#define TOPO_NB 256
+#define topo_sort topo_sort_nb256
+#include "reference/topo_sort.cu"
+#undef topo_sort
+} // namespace nb256
+#undef TOPO_MARK
+// ref_before.cu (optional, not in the repository): an earlier reference to time beside this
+// one, e.g. `git show HEAD:reference/topo_sort.cu > bench/dev/variants/topo_sort/ref_before.cu`
+#if __has_include("ref_before.cu")
+#define TOPO_HAVE_BEFORE 1
+namespace before {
+#define topo_sort topo_sort_before
+#include "ref_before.cu"
+#undef topo_sort
+} // namespace before
+#else
+#define TOPO_HAVE_BEFORE 0
+#endif
 
 // =====================================================================================
 // The variant kernel
@@ -868,6 +920,7 @@ struct Variant {
     int grid;   // filled on first use
     bool local; // v_local: needs an n-int spill array
     bool timed; // false: checked on every graph, but not timed (known from earlier runs)
+    int alt; // with k null: 1 ref_before.cu's topo_sort, 2 the reference with tiny slabs, 3 with 256 buckets
 };
 
 static unsigned long long *g_prof = nullptr; // device stamps
@@ -877,7 +930,20 @@ static bool g_use_prof = false;
 static void run_variant(Variant &V, const int *row_ptr, const int *col, int n, int m, int *order, int *status)
 {
     if (!V.k) {
-        topo_sort(row_ptr, col, n, m, order, status, 0);
+#if TOPO_HAVE_BEFORE
+        if (V.alt == 1) {
+            before::topo_sort_before(row_ptr, col, n, m, order, status, 0);
+            return;
+        }
+#endif
+        if (V.alt == 2)
+            spill::topo_sort_spill(row_ptr, col, n, m, order, status, 0);
+        else if (V.alt == 4)
+            nospec::topo_sort_nospec(row_ptr, col, n, m, order, status, 0);
+        else if (V.alt == 3)
+            nb256::topo_sort_nb256(row_ptr, col, n, m, order, status, 0);
+        else
+            topo_sort(row_ptr, col, n, m, order, status, 0);
         return;
     }
     if (n == 0) {
@@ -1273,6 +1339,12 @@ int main(int argc, char **argv)
     // (name, what, kernel, threads, cap per SM, small, bucket, grid, local, timed)
     Variant vs[] = {
         {"ref", "reference/topo_sort.cu as is", nullptr, 512, 99, 0, false, 0, false, true},
+#if TOPO_HAVE_BEFORE
+        {"bef", "ref_before.cu (an earlier reference)", nullptr, 512, 99, 0, false, 0, false, true, 1},
+#endif
+        {"spil", "the reference, 8-entry slabs (overflow)", nullptr, 512, 99, 0, false, 0, false, true, 2},
+        {"nspc", "the reference, rows after the level size", nullptr, 512, 99, 0, false, 0, false, true, 4},
+        {"b256", "the reference, 256 buckets", nullptr, 512, 99, 0, false, 0, false, true, 3},
         {"v1", "old reference's algorithm, stamped", v_kernel<512, 8, false, false, false, 1>, 512, 99, 0, false, 0, false, true},
         {"v2", "v1 + block append queue", v_kernel<512, 8, false, true, false, 1>, 512, 99, 0, false, 0, false, false},
         {"v3", "v2 + walk unrolled x2 (= new ref)", v_kernel<512, 8, false, true, false, 2>, 512, 99, 0, false, 0, false, true},
@@ -1372,7 +1444,11 @@ int main(int argc, char **argv)
             Variant &V = vs[i];
             // the chain is ~90 ms per call without small mode: time only ref, the small-mode and
             // the async variants (small = 1 marks the async ones; their kernels ignore it)
-            if ((chain && V.k && !V.small) || !V.timed) {
+            // TOPO_ONLY=name,name,...: time only those variants (the others are still checked)
+            const char *only = getenv("TOPO_ONLY");
+            const bool picked = !only || strstr((std::string(",") + only + ",").c_str(),
+                                                (std::string(",") + V.name + ",").c_str());
+            if ((chain && V.k && !V.small) || !V.timed || !picked) {
                 std::string why = run_and_check(V, g, d);
                 if (!why.empty())
                     report_wrong(V, g, why, "untimed");
@@ -1391,7 +1467,7 @@ int main(int argc, char **argv)
             std::string why2 = check(g, d); // the last timed output
             if (!why2.empty())
                 report_wrong(V, g, why2, "last timed run");
-            if (!V.k)
+            if (!V.k && !V.alt)
                 ref_ms = t.median_ms;
             double gbps = lab_bytes / (t.median_ms * 1e-3) / 1e9;
             cudaFuncAttributes fa;
@@ -1406,6 +1482,15 @@ int main(int argc, char **argv)
                 snprintf(extra, sizeof extra, ", \"gedges_per_s\": %.3f, \"vs_ref\": %.3f", g.m / (t.median_ms * 1e6),
                          ref_ms / t.median_ms);
                 bench_emit("topo_sort", "layered 1M/16M, 64 levels", V.name, t, lab_bytes, 0, extra);
+            }
+            if (!V.k && V.alt != 1) { // the last timed run's phases, from the TOPO_MARK stamps
+                unsigned long long mk[5];
+                BENCH_CK(cudaMemcpyFromSymbol(mk, V.alt == 2 ? spill::topo_marks : V.alt == 3 ? nb256::topo_marks : V.alt == 4 ? nospec::topo_marks : topo_marks,
+                                              sizeof mk));
+                printf("    phases (us, block 0's globaltimer): zero %.1f | count %.1f | first frontier %.1f | levels %.1f | "
+                       "total %.1f\n",
+                       (mk[1] - mk[0]) / 1e3, (mk[2] - mk[1]) / 1e3, (mk[3] - mk[2]) / 1e3, (mk[4] - mk[3]) / 1e3,
+                       (mk[4] - mk[0]) / 1e3);
             }
             fflush(stdout);
             print_phases(V, stamps);
