@@ -45,7 +45,10 @@
 //   L appends through counter (L+1)%3, and the one zeroed during level L was last read two
 //   barriers earlier, so no thread can still be reading it. One thread per block reads it
 //   and hands it on through shared memory: 32 loads of one hot address per block made
-//   every level about 0.4 us longer.
+//   every level about 0.4 us longer. Meanwhile every warp already loads the row of the
+//   first node it will take (a speculative load: a slot past the level's end holds any
+//   value, so its node is clamped into range and the row dropped), which takes two
+//   dependent loads off the start of each level.
 // - Loads of data written by other blocks in the same launch (order, counters, in-degrees)
 //   go through L2 (__ldcg / volatile): L1 is not coherent across SMs.
 // - A cycle shows as nodes whose in-degree never reaches 0: fewer than n are placed.
@@ -62,9 +65,11 @@
 // frontier 13 us): the bucketed count with each tile's runs claimed in a shared array per
 // bucket (one global atomic per bucket and tile, 256 buckets) was slower, 216 + 34 us; with
 // 128 buckets 95 + 33 us; with a slab per block instead of global atomics 70 + 36 us; with
-// 2-byte entries 64 + 23 us (0.6310 ms); and the level's size read once per block, 8.1 us a
-// level instead of 8.5: 0.6109 ms = 27.5 G edges/s (4 levels 0.4375 ms, 1024 levels 5.50 ms,
-// was 6.54). Tried and slower: 256 buckets (+12 us), each node's row range stored beside it
+// 2-byte entries 64 + 23 us (0.6310 ms); the level's size read once per block, 8.1 us a
+// level instead of 8.5: 0.6109 ms; each warp's first row looked up while that size is read
+// (0.6151 -> 0.6012 ms in one run): 0.6012 ms = 27.9 G edges/s (4 levels 0.4365 ms, 1024
+// levels 5.41 ms, was 6.54; the count 64 us, first frontier 23 us, levels 509 us, 7.9 us
+// each). Tried and slower: 256 buckets (+12 us), each node's row range stored beside it
 // when it is appended so that the next level starts one load sooner (+11 us: the loads at
 // the flush cost more than they save), 4 lanes per node, an asynchronous queue without
 // level barriers (faster only on very deep graphs).
