@@ -1,6 +1,6 @@
 /* proc.c: the one way cudalab starts a process: fork/exec with a new process group,
  * limits, capped capture, a private verdict pipe, and a wall-clock timeout that kills the
- * whole group (cl_proc_run); a helper beside the caller (cl_proc_spawn); and a function
+ * whole group, as does a signal that ends cudalab (cl_proc_run); a helper beside the caller (cl_proc_spawn); and a function
  * run in a forked child (cl_proc_fork, for the classroom's sandbox and workers). */
 #include "grader/proc.h"
 
@@ -163,6 +163,68 @@ static void child_exec(const cl_proc_opts *o, int in_fd, int out_fd, int vfd, ch
     execvp(argv[0], argv);
     dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
+}
+
+/* ---- children in flight: a signal that ends cudalab ends them too ---- */
+
+/* The children cl_proc_run is waiting for run in sessions of their own, so a Ctrl-C at
+ * the terminal, a SIGTERM from `timeout` or a closed terminal reaches cudalab but not
+ * them: without this a grading would go on using the GPU after cudalab is gone. Their
+ * process groups are kept here (slots claimed with a compare-and-swap: this is read in
+ * a signal handler), and SIGINT, SIGTERM and SIGHUP kill the groups, then end cudalab as
+ * the signal would have. Only where the signal's action is still the default: a command
+ * with its own handler (`cudalab watch`) or an ignored signal (nohup) keeps it. */
+#define LIVE_SLOTS 256
+static volatile sig_atomic_t g_live[LIVE_SLOTS];
+static const int g_ending[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void kill_live_groups(void)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++) {
+        pid_t p = (pid_t)g_live[i];
+        if (p > 0)
+            kill(-p, SIGKILL);
+    }
+}
+
+static void on_ending_signal(int sig)
+{
+    int saved = errno;
+    kill_live_groups();
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns: the usual end, the usual status */
+    errno = saved;
+}
+
+static void install_live_handlers(void)
+{
+    static int installed;
+    if (installed)
+        return;
+    installed = 1;
+    for (size_t i = 0; i < sizeof g_ending / sizeof g_ending[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(g_ending[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_ending_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(g_ending[i], &sa, NULL);
+    }
+}
+
+static void live_add(pid_t pid)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (__sync_bool_compare_and_swap(&g_live[i], 0, (sig_atomic_t)pid))
+            return;
+}
+
+static void live_remove(pid_t pid)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (__sync_bool_compare_and_swap(&g_live[i], (sig_atomic_t)pid, 0))
+            return;
 }
 
 /* ---- the parent's side: pipes, stdin, the watch loop, the result ---- */
@@ -372,7 +434,24 @@ int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
         return cl_err_set(err, "out of memory");
     }
     double t0 = cl_mono_s();
+    /* the ending signals wait while the child is forked and registered, so that none can
+     * come between the two and leave it behind */
+    install_live_handlers();
+    sigset_t ending, before;
+    sigemptyset(&ending);
+    for (size_t i = 0; i < sizeof g_ending / sizeof g_ending[0]; i++)
+        sigaddset(&ending, g_ending[i]);
+    sigprocmask(SIG_BLOCK, &ending, &before);
     w.pid = fork();
+    if (w.pid == 0) {
+        sigprocmask(SIG_SETMASK, &before, NULL);
+        child_exec(o, p.in[0], p.out[1], o->verdict_pipe ? p.ver[1] : -1, env);
+    }
+    if (w.pid > 0) {
+        setpgid(w.pid, w.pid); /* also from the parent, so the group exists before we may kill it */
+        live_add(w.pid);
+    }
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if (w.pid < 0) {
         int e = errno;
         free(env);
@@ -383,9 +462,6 @@ int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
         close_pair(p.in);
         return cl_err_set(err, "fork: %s", strerror(e));
     }
-    if (w.pid == 0)
-        child_exec(o, p.in[0], p.out[1], o->verdict_pipe ? p.ver[1] : -1, env);
-    setpgid(w.pid, w.pid); /* also from the parent, so the group exists before we may kill it */
     free(env);
     close(p.out[1]);
     close(p.in[0]);
@@ -396,6 +472,7 @@ int cl_proc_run(const cl_proc_opts *o, cl_proc_result *res, cl_err *err)
     w.v_fd = o->verdict_pipe ? p.ver[0] : -1;
     w.deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0;
     watch_child(&w);
+    live_remove(w.pid);
     fill_result(res, &w, cl_mono_s() - t0);
     return 0;
 }

@@ -3,7 +3,9 @@
  * cl_proc_run runs a program under supervision: the child gets its own session and process group, resource limits, its output captured
  * up to a cap (stdout and stderr interleaved), and optionally a private verdict pipe whose
  * descriptor number replaces "{VFD}" in argv. A wall-clock timeout kills the whole group,
- * and so does the end of the run, so nothing the child started outlives it.
+ * and so does the end of the run, so nothing the child started outlives it; so does
+ * SIGINT, SIGTERM or SIGHUP to cudalab while the child runs (where cudalab has no handler
+ * of its own for that signal), before cudalab ends as the signal would have it.
  * cl_proc_capture is cl_proc_run for a trusted helper whose output is wanted;
  * cl_proc_spawn starts a helper that lives beside the caller; cl_proc_fork runs a
  * function of this program in a child (no exec), for work that must not change this
