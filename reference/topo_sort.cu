@@ -346,8 +346,8 @@ __global__ void __launch_bounds__(TOPO_THREADS, 1) topo_kernel(const int *__rest
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
 
-    // 1. zero the in-degrees (the bucketed count adds to them only where a slab overflowed)
-    //    and the three counters
+    // 1. zero the in-degrees (the RED count adds to them; the bucketed count only where a
+    //    slab overflowed) and the three counters
     for (long long i = tid; i < n; i += nthreads)
         indeg[i] = 0;
     if (tid < 3)
