@@ -26,6 +26,7 @@
 #include "db.h"
 #include "grader/grade.h"
 #include "grader/history.h"
+#include "grader/proc.h"
 #include "grader/mismatch.h"
 #include "grader/workspace.h"
 #include "term.h"
@@ -33,13 +34,18 @@
 #define WATCH_ROWS 5 /* elements of the first failing case shown */
 
 static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_testing; /* a re-test is running: a signal ends it at once */
 static struct termios g_saved_tty;
 static int g_raw;
 
+/* Ctrl-C, SIGTERM or SIGHUP: stop watching. A re-test in flight is killed (its result is
+ * neither shown nor recorded); a bench or submit started by a key finishes first. */
 static void on_signal(int sig)
 {
     (void)sig;
     g_stop = 1;
+    if (g_testing)
+        cl_proc_stop_running();
 }
 
 static void raw_on(void)
@@ -163,7 +169,14 @@ static void test_once(watch *w)
     }
     w->runs++;
     cl_result r;
-    if (cl_grade(&o, &r, &err)) {
+    g_testing = 1;
+    int failed = cl_grade(&o, &r, &err);
+    g_testing = 0;
+    if (g_stop) { /* killed by the signal that stops the watch: not a result */
+        cl_progress_clear();
+        if (!failed)
+            cl_result_free(&r);
+    } else if (failed) {
         cl_progress_clear();
         cl_cli_error("watch", CL_T("%s"), err.msg);
     } else {

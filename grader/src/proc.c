@@ -173,12 +173,13 @@ static void child_exec(const cl_proc_opts *o, int in_fd, int out_fd, int vfd, ch
  * process groups are kept here (slots claimed with a compare-and-swap: this is read in
  * a signal handler), and SIGINT, SIGTERM and SIGHUP kill the groups, then end cudalab as
  * the signal would have. Only where the signal's action is still the default: a command
- * with its own handler (`cudalab watch`) or an ignored signal (nohup) keeps it. */
+ * with its own handler (`cudalab watch`) or an ignored signal (nohup) keeps it; such a
+ * handler may call cl_proc_stop_running itself. */
 #define LIVE_SLOTS 256
 static volatile sig_atomic_t g_live[LIVE_SLOTS];
 static const int g_ending[] = {SIGINT, SIGTERM, SIGHUP};
 
-static void kill_live_groups(void)
+void cl_proc_stop_running(void)
 {
     for (int i = 0; i < LIVE_SLOTS; i++) {
         pid_t p = (pid_t)g_live[i];
@@ -190,7 +191,7 @@ static void kill_live_groups(void)
 static void on_ending_signal(int sig)
 {
     int saved = errno;
-    kill_live_groups();
+    cl_proc_stop_running();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns: the usual end, the usual status */
     errno = saved;

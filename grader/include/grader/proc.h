@@ -68,6 +68,9 @@ int cl_proc_spawn(char *const *argv, char *const *env, int fd_pass, int *pid_out
  * whatever it must set up (namespaces, privileges, the environment) it does inside fn.
  * Returns -1 when it could not fork; the caller reaps the child (cl_proc_wait). */
 int cl_proc_fork(int (*fn)(void *ctx), void *ctx, int *pid_out, cl_err *err);
+/* Kills the process groups of the cl_proc_run children in flight (their runs then end as
+ * killed). Async-signal-safe: for a command's own signal handler. */
+void cl_proc_stop_running(void);
 /* Seconds on the monotonic clock (for durations). */
 double cl_mono_s(void);
 /* waitpid, retried on EINTR; the raw status in *status (may be NULL). -1 on failure. */
