@@ -455,7 +455,7 @@ json_t *cl_class_rt_run(const cl_class_rt *rt, const cl_class_job *job, int slot
             break;
         }
         if (cl_mono_s() > deadline) {
-            kill(pid, SIGKILL);
+            cl_sandbox_stop(pid);
             killed = 1;
             break;
         }

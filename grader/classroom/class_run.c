@@ -135,7 +135,7 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
                 finished = got <= 0;
             }
             if (!finished && cl_mono_s() - sl->started > watchdog) {
-                kill(sl->pid, SIGKILL); /* the worker; its sandbox dies with it */
+                cl_sandbox_stop(sl->pid); /* the worker, and the gradings it started */
                 finished = killed = 1;
             }
             if (!finished)
@@ -163,7 +163,7 @@ static int grade_local(cl_class_run *r, int *pending, int npending, cl_class_sum
     /* on an error, stop what is still running */
     for (int w = 0; w < nworkers; w++) {
         if (slots[w].busy) {
-            kill(slots[w].pid, SIGKILL);
+            cl_sandbox_stop(slots[w].pid);
             close(slots[w].fd);
             waitpid(slots[w].pid, NULL, 0);
             cl_class_rt_unstage(&slots[w].stage);

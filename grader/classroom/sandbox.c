@@ -336,9 +336,12 @@ static void drop_privileges(const cl_sandbox *sb, int slot, int out)
     if (sb->mode != CL_SANDBOX_NONE && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(out, "no_new_privs", errno);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    /* a change of uid clears the parent-death signal: ask again, then check the parent */
+    /* a change of uid clears the parent-death signal: ask again, then check the parent.
+     * SIGTERM, not SIGKILL: the gradings this process starts run in sessions of their own
+     * (cl_proc_run), and its SIGTERM handler kills them before it ends; without a PID
+     * namespace (mode user) nothing else would */
     pid_t parent = getppid();
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
     if (parent != getppid())
         _exit(112);
 }
@@ -478,6 +481,19 @@ int cl_sandbox_spawn(const cl_sandbox *sb, int slot, const char *stage_dir, cons
     close(p[1]);
     *read_fd = p[0];
     return 0;
+}
+
+void cl_sandbox_stop(int pid)
+{
+    kill((pid_t)pid, SIGTERM);
+    for (int i = 0; i < 200; i++) { /* 2 s */
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+            return;
+        usleep(10000);
+    }
+    kill((pid_t)pid, SIGKILL);
 }
 
 /* ---- choosing a mode ---- */

@@ -632,6 +632,39 @@ def test_resume_kill():
     check(s["graded"] == len(names), f"changed config: {s}")
 
 
+def test_kill_usermode():
+    """Root without namespaces (sandbox mode user): a run killed with SIGKILL while its
+    submissions hang leaves no process behind, the gradings its workers started included
+    (each runs in a session of its own, which the PID namespace of the default mode would
+    take down with the worker)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root (the uid sandbox)")
+    d = tmpdir("kill-user")
+    subs = os.path.join(d, "subs")
+    os.makedirs(subs)
+    for n in ("a", "b", "c", "e"):
+        shutil.copy(sol("hang"), os.path.join(subs, n + ".so"))
+    os.chmod(subs, 0o700)
+    course = course_file(d, "course: kill test\nsecret_file: secret.txt\nsandbox: {mode: user}\n")
+    out = os.path.join(d, "out")
+    cmd = [A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", out, "--runner", A.runner,
+           "--course", course, "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+    t0, running = time.time(), False
+    while not running and time.time() - t0 < 60 and proc.poll() is None:
+        time.sleep(0.1)
+        ps = subprocess.run(["ps", "-eo", "uid=,args="], capture_output=True, text=True).stdout
+        # a solution process as a sandbox uid: a hanging case is being graded
+        running = any(64000 <= int(l.split(None, 1)[0]) < 65534 and "cudalab-exec-host" in l
+                      for l in ps.splitlines() if l.strip())
+    check(running, f"no grading started (grade: {proc.poll()}, {proc.stderr.read() if proc.poll() is not None else ''})")
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    left = no_leftovers(d)
+    check(not left, f"processes outlived the killed run: {left}")
+
+
 def test_parallel():
     """One worker per GPU, each with CUDA_VISIBLE_DEVICES set to its GPU, running at the same
     time; progress lines on a terminal."""

@@ -196,6 +196,11 @@ int cl_sandbox_spawn(const cl_sandbox *sb, int slot, const char *stage_dir, cons
                      const char *const *protect, const char *const *env_set, int (*fn)(void *ctx, int out_fd),
                      void *ctx, int *pid, int *read_fd, cl_err *err);
 
+/* Stops a child of cl_sandbox_spawn: SIGTERM first (it kills the gradings it started,
+ * which run in sessions of their own, then ends), SIGKILL if it has not ended within 2 s.
+ * Does not reap it: the caller waits for it as usual. */
+void cl_sandbox_stop(int pid);
+
 /* ------------------------------------------------------ grading one (class_grade.c) */
 
 typedef struct cl_class_job {
