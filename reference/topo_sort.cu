@@ -75,7 +75,10 @@
 // level barriers (faster only on very deep graphs).
 //
 // Which path runs where: one path on every GPU from sm_75 on (cooperative launch, atomics
-// and warp votes exist on all of them); the grid is sized from the device at run time.
+// and warp votes exist on all of them; the bucketed count's 43 KB of shared memory a block
+// fits every one of them); the grid is sized from the device at run time. The in-degree
+// count is chosen by the graph, not the GPU: bucketed from 2^18 edges while a bucket's
+// nodes fit in shared memory (n <= 2^20) and the grid has at most 256 blocks, else REDs.
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdint>
