@@ -17,35 +17,8 @@ import tempfile
 import time
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def proc_stat(pid):
-    """(ppid, pgrp) of a live process, or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            text = f.read()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) "
-    if fields[0] == "Z":
-        return None  # a zombie holds nothing
-    return int(fields[1]), int(fields[2])
-
-
-def processes():
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            st = proc_stat(int(name))
-            if st:
-                yield int(name), st
-
-
-def children_of(pid):
-    return [p for p, (ppid, _) in processes() if ppid == pid]
-
-
-def in_group(pgrp):
-    return [p for p, (_, g) in processes() if g == pgrp]
+sys.path.insert(0, os.path.join(SRC, "tests"))
+from procs import group_leaders_under, in_group  # noqa: E402
 
 
 def one(cudalab, sig, tmp):
@@ -65,7 +38,7 @@ def one(cudalab, sig, tmp):
         judges, t0 = [], time.time()
         while not judges and time.time() - t0 < 20 and p.poll() is None:
             time.sleep(0.1)
-            judges = [c for c in children_of(p.pid) if proc_stat(c) and proc_stat(c)[1] == c]
+            judges = group_leaders_under(p.pid)
         if not judges:
             return "no judge (a child in a group of its own) appeared"
         time.sleep(1.0)  # the judge is inside the hanging case by now

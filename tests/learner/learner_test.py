@@ -20,6 +20,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+from procs import group_leaders_under, in_group  # noqa: E402
+
 SKIP = 77
 A = None
 
@@ -442,35 +445,6 @@ def test_watch_quit():
         e.cleanup()
 
 
-def own_group_children(pid):
-    """The children of pid that lead a process group of their own (cudalab's gradings)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z" and int(fields[1]) == pid and int(fields[2]) == int(name):
-            found.append(int(name))
-    return found
-
-
-def group_alive(pgid):
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[2]) == pgid:
-                return True
-    return False
-
-
 def test_watch_interrupt():
     """Ctrl-C while watch re-tests a solution that hangs: the grading is killed at once
     (nothing of it is left), watch stops, and the killed run is neither shown nor recorded."""
@@ -483,7 +457,7 @@ def test_watch_interrupt():
             judges, t0 = [], time.time()
             while not judges and time.time() - t0 < 20:
                 time.sleep(0.1)
-                judges = own_group_children(w.p.pid)
+                judges = group_leaders_under(w.p.pid)
             check(judges, "no grading started")
             time.sleep(0.5)
             t1 = time.time()
@@ -493,9 +467,9 @@ def test_watch_interrupt():
             check(time.time() - t1 < 5, f"watch took {time.time() - t1:.1f} s to stop")
             check("TIMEOUT" not in w.out and "CRASH" not in w.out, f"the killed run was shown: {w.out}")
             deadline = time.time() + 5
-            while any(group_alive(j) for j in judges) and time.time() < deadline:
+            while any(in_group(j) for j in judges) and time.time() < deadline:
                 time.sleep(0.1)
-            check(not any(group_alive(j) for j in judges), f"the grading outlived watch: groups {judges}")
+            check(not any(in_group(j) for j in judges), f"the grading outlived watch: groups {judges}")
         finally:
             if w.p.poll() is None:
                 w.p.kill()
