@@ -31,9 +31,12 @@ typedef struct cl_class_stage {
 /* Sets up a run: resolves the sandbox (hidden paths already added to rt->sb with
  * cl_sandbox_hide), makes the stage root, lists what must stay visible, measures the
  * ceilings of each GPU (gpus: CUDA_VISIBLE_DEVICES values; n 0 for none) and builds the
- * reference, outside the sandbox, so no submission can tamper with them. */
+ * reference, outside the sandbox, so no submission can tamper with them. stage_mark (or
+ * NULL): a file that gets the stage root's path the moment it exists, so that a run killed
+ * at any point after (the sandbox probe and the ceilings take seconds) leaves it named for
+ * the next run to remove. */
 int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, const char *arch, cl_sandbox_mode mode,
-                     unsigned uid_base, char gpus[][32], int ngpus, cl_err *err);
+                     unsigned uid_base, char gpus[][32], int ngpus, const char *stage_mark, cl_err *err);
 void cl_class_rt_free(cl_class_rt *rt);
 
 /* Copies the submission into a new stage (under a fixed name), hashes the copy into

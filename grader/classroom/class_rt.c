@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -231,8 +232,39 @@ static int under(const char *path, const char *dir)
     return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
 }
 
+/* base/cudalab-stage-XXXXXX, mode 0700, its name chosen here and written to mark (when not
+ * NULL) before the folder exists: a run killed at any moment leaves no stage the next run
+ * cannot find (the mark may name a folder never made; removing it is then a no-op). */
+static int make_stage_root(char *root, size_t n, const char *base, const char *mark, cl_err *err)
+{
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned char r[6];
+        char name[7];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            return cl_err_set(err, "getrandom: %s", strerror(errno));
+        for (int i = 0; i < 6; i++)
+            name[i] = digits[r[i] % (sizeof digits - 1)];
+        name[6] = '\0';
+        if (snprintf(root, n, "%s/cudalab-stage-%s", base, name) >= (int)n)
+            return cl_err_set(err, "the stage folder's path is too long: %s", base);
+        if (mark) {
+            char text[CL_PATH_MAX + 2];
+            int len = snprintf(text, sizeof text, "%s\n", root);
+            if (cl_write_file_atomic(mark, text, (size_t)len, err))
+                return -1;
+        }
+        if (mkdir(root, 0700) == 0)
+            return chmod(root, 0700) == 0 ? 0 : cl_err_set(err, "chmod %s: %s", root, strerror(errno));
+        if (errno != EEXIST)
+            break;
+    }
+    return cl_err_set(err, "cannot make a stage folder in %s: %s", base, strerror(errno));
+}
+
 int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, const char *arch, cl_sandbox_mode mode,
-                     unsigned uid_base, char gpus[][32], int ngpus, cl_err *err)
+                     unsigned uid_base, char gpus[][32], int ngpus, const char *stage_mark,
+                     cl_err *err)
 {
     cl_sandbox hidden = rt->sb;
     memset(rt, 0, sizeof *rt);
@@ -247,13 +279,11 @@ int cl_class_rt_init(cl_class_rt *rt, const cl_lab *lab, const char *runner, con
         base = getenv("TMPDIR");
     if (!base || !*base)
         base = "/tmp";
-    snprintf(rt->stage_root, sizeof rt->stage_root, "%s/cudalab-stage-XXXXXX", base);
-    if (!mkdtemp(rt->stage_root))
-        return cl_err_set(err, "cannot make a stage folder in %s: %s", base, strerror(errno));
+    if (make_stage_root(rt->stage_root, sizeof rt->stage_root, base, stage_mark, err))
+        return -1;
     char real[CL_PATH_MAX];
     if (realpath(rt->stage_root, real))
         snprintf(rt->stage_root, sizeof rt->stage_root, "%s", real);
-    chmod(rt->stage_root, 0700);
     for (int i = 0; i < rt->sb.nhide; i++)
         if (under(rt->stage_root, rt->sb.hide[i])) {
             cl_err_set(err, "the stage folder %s lies in %s, which submissions must not see: set CUDALAB_STAGE_DIR",

@@ -341,7 +341,8 @@ static int open_out(cl_class_run *r, cl_err *err)
 }
 
 /* A run killed with SIGKILL leaves its stage (students' sources) behind: the next run,
- * holding the lock, removes it. <out>/.stage names the stage root of the run in progress. */
+ * holding the lock, removes it. <out>/.stage names the stage root of the run in progress,
+ * written by cl_class_rt_init the moment the stage exists. */
 static void remove_stale_stage(const char *out)
 {
     char mark[CL_PATH_MAX], *old = NULL;
@@ -356,14 +357,6 @@ static void remove_stale_stage(const char *out)
         free(old);
     }
     unlink(mark);
-}
-
-static int note_stage(const cl_class_run *r, cl_err *err)
-{
-    char mark[CL_PATH_MAX], text[CL_PATH_MAX + 2];
-    cl_path_join(mark, sizeof mark, r->out, ".stage");
-    int n = snprintf(text, sizeof text, "%s\n", r->rt.stage_root);
-    return cl_write_file_atomic(mark, text, (size_t)n, err);
 }
 
 /* One lab per output folder: a second lab's grades.csv would overwrite the first's. */
@@ -461,18 +454,19 @@ static void hide_from_submissions(cl_class_run *r)
         cl_sandbox_hide(&r->rt.sb, o->roster);
 }
 
-/* Grading on this machine: the runtime (stage, sandbox, GPUs), its stage noted for the next
- * run to clean up, and the sandbox described. 0 or -1. */
+/* Grading on this machine: the runtime (stage, sandbox, GPUs), its stage noted in
+ * <out>/.stage for the next run to clean up, and the sandbox described. 0 or -1. */
 static int start_local(cl_class_run *r, cl_class_summary *sum, cl_err *err)
 {
     const cl_class_opts *o = r->o;
     cl_sandbox_mode mode = o->no_sandbox ? CL_SANDBOX_NONE : o->sandbox != CL_SANDBOX_AUTO ? o->sandbox
                                                                                           : r->course.sandbox;
-    if (cl_class_rt_init(&r->rt, &r->lab, o->runner, o->arch, mode, r->course.sandbox_uid, r->gpus, r->ngpu, err))
+    char mark[CL_PATH_MAX];
+    cl_path_join(mark, sizeof mark, r->out, ".stage");
+    if (cl_class_rt_init(&r->rt, &r->lab, o->runner, o->arch, mode, r->course.sandbox_uid, r->gpus, r->ngpu, mark,
+                         err))
         return -1;
     r->have_rt = 1;
-    if (note_stage(r, err))
-        return -1;
     snprintf(sum->sandbox, sizeof sum->sandbox, "%s", r->rt.sb.describe);
     cl_class_event(r, "note", NULL, r->rt.sb.describe);
     return 0;

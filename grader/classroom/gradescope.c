@@ -318,7 +318,7 @@ int cl_gradescope_run(const cl_gradescope_opts *o_in, cl_err *err)
     if (ngpu < 0)
         goto done;
     if (cl_class_rt_init(&rt, &lab, o->runner, o->arch, o->no_sandbox ? CL_SANDBOX_NONE : course.sandbox,
-                         course.sandbox_uid, gpus, ngpu > 1 ? 1 : ngpu, err))
+                         course.sandbox_uid, gpus, ngpu > 1 ? 1 : ngpu, NULL, err))
         goto done;
     have_rt = 1;
     cl_class_job job;

@@ -446,7 +446,7 @@ int cl_class_slurm_task(const char *manifest, int index, cl_err *err)
         ngpu = 1; /* Slurm gave this task its GPU: the first visible one */
     if (cl_class_rt_init(&rt, &lab, job.runner, job.arch,
                          (cl_sandbox_mode)json_integer_value(json_object_get(m, "sandbox")), course.sandbox_uid, gpus,
-                         ngpu, err))
+                         ngpu, NULL, err))
         goto done;
     have_rt = 1;
     json_t *res = cl_class_rt_run(&rt, &job, index % 4096, json_number_value(json_object_get(m, "watchdog_s")));

@@ -665,6 +665,31 @@ def test_kill_usermode():
     check(not left, f"processes outlived the killed run: {left}")
 
 
+def test_kill_at_start():
+    """A run killed the moment its stage folder exists (while the sandbox is still being
+    probed) has named it in the output folder already, and the next run removes it."""
+    for k in range(3):
+        d = tmpdir(f"kill-start-{k}")
+        stage, subs = os.path.join(d, "stage"), os.path.join(d, "subs")
+        os.makedirs(stage)
+        os.makedirs(subs)
+        for i in range(2):
+            shutil.copy(sol("slow"), os.path.join(subs, f"k{i}.so"))
+        cmd = [A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", os.path.join(d, "out"),
+               "--runner", A.runner, "--jobs", "1"]
+        e = env({"CUDALAB_STAGE_DIR": stage})
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e)
+        t0 = time.time()
+        while time.time() - t0 < 30 and not any(os.scandir(stage)):
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        check(any(os.scandir(stage)), "the killed run made no stage (it was not killed mid-start)")
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=e)
+        check(r.returncode == 0, f"round {k}: the second run exited {r.returncode}: {r.stderr[-500:]}")
+        check(not list(os.scandir(stage)), f"round {k}: stage left behind: {[x.name for x in os.scandir(stage)]}")
+
+
 def test_parallel():
     """One worker per GPU, each with CUDA_VISIBLE_DEVICES set to its GPU, running at the same
     time; progress lines on a terminal."""
