@@ -352,7 +352,9 @@ static void remove_stale_stage(const char *out)
     if (cl_read_file(mark, CL_PATH_MAX, &old, &len, &e2) == 0) {
         old[strcspn(old, "\n")] = '\0';
         const char *base = strrchr(old, '/');
-        if (base && !strncmp(base + 1, "cudalab-stage-", 14) && cl_dir_exists(old))
+        struct stat st; /* ours, and a folder (the name was written before it was made) */
+        if (base && !strncmp(base + 1, "cudalab-stage-", 14) && lstat(old, &st) == 0 && S_ISDIR(st.st_mode) &&
+            st.st_uid == geteuid())
             cl_rmtree(old, &e2);
         free(old);
     }
