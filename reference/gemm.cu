@@ -48,6 +48,14 @@
  *      Chosen on the host from tiles vs
  *      SMs and the tile's cost (pick_sm90_tile); every problem with at least one 128 x 256
  *      tile per SM runs the configuration above.
+ *    - Clusters pair M tiles, so an odd tile count rounds up by one, and the persistent
+ *      grid runs in rounds of (SMs / 2) clusters. Where that costs a whole round, the same
+ *      128 x 256 kernel runs without clusters (single tiles, rounds of 132): 4224 x 4096 x
+ *      4096 went from 0.82x to 1.01x cuBLAS, 4224 x 8192 x 4096 from 0.90x to 1.01x (H100,
+ *      bench/shapes/gemm_shapes). Tried and dropped: a stream-K tail (the last full round and
+ *      the partial one shared out by k-steps, cut tiles fixed up through a workspace): up to
+ *      +8% where a round was mostly idle, but 3-12% slower at 4096 x 14336 x 4096 and 6144^3,
+ *      probably because the clusters no longer move through K together and share less in L2.
  *    - A kernel without clusters is launched without the cluster attribute: launched with a
  *      cluster dimension of 1 it ran slower throughout, not only at the start (1024^3:
  *      11.2 -> 10.0 us; 1024x1024x4096: 26.4 -> 20.9 us; H100, bench/shapes/gemm_shapes).
@@ -1264,9 +1272,16 @@ bool launch_sm90_bn(device_info *info, const CUtensorMap &ta, const CUtensorMap 
     const int tiles_m = ceil_div(M, sm90::tile_cfg<BN, CONS>::BM), tiles_n = ceil_div(N, BN);
     /* clusters multicast whole 64-column boxes of B: the 64-wide tile runs without, and so
      * does the one-consumer tile (a small problem's configuration: no multicast, no split) */
-    const int cluster =
-        (GEMM_CLUSTER == 2 && BN >= 128 && CONS == 2 && tiles_m >= 2 && info->max_ctas2 >= 2) ? 2 : 1;
+    int cluster = (GEMM_CLUSTER == 2 && BN >= 128 && CONS == 2 && tiles_m >= 2 && info->max_ctas2 >= 2) ? 2 : 1;
     int splits = BN == 256 || CONS == 1 ? 1 : pick_sm90_split(BN, K);
+    /* A cluster takes two M tiles at a time, so an odd tile count rounds up, and the
+     * persistent grid runs its work in rounds of (SMs / 2) clusters. Where that costs a
+     * whole round, tiles go out one by one instead: 4224 x 4096 x 4096 is 33 x 16 tiles, 272
+     * cluster units (4.1 rounds: 5) but 528 single tiles (4 rounds of 132). */
+    const long long rounds1 = ((long long)tiles_m * tiles_n + info->max_ctas1 - 1) / info->max_ctas1;
+    const int clusters = info->max_ctas2 / 2;
+    const long long rounds2 = ((long long)ceil_div(tiles_m, 2) * tiles_n + clusters - 1) / std::max(clusters, 1);
+    if (cluster == 2 && splits == 1 && rounds1 < rounds2) cluster = 1;
     const long long tiles = (long long)ceil_div(tiles_m, cluster) * cluster * tiles_n;
     const size_t per_split = (size_t)CONS * 128 * (BN / 2) * sizeof(float); /* the accumulators */
     if (splits > 1 && !splitk_workspace(info, tiles, splits, per_split, stream)) splits = 1;
