@@ -46,8 +46,10 @@
  *      keeps two k-steps of wgmma in flight instead of one (GEMM_SM90_INFLIGHT): the stage
  *      is released one k-step later, and 1024x1024x4096 ran 20.1-20.4 -> 18.7-18.8 us.
  *      Chosen on the host from tiles vs
- *      SMs and the tile's cost (pick_sm90_tile); every problem with at least one 128 x 256
- *      tile per SM runs the configuration above.
+ *      SMs and the tile's cost (pick_sm90_tile). A problem with at least one 128 x 256 tile
+ *      per SM runs the configuration above, or 128 x 128 where that wastes much less of the
+ *      last round (1536 x 4096 x 4096: 3 rounds of 128 x 128 instead of 2 of 128 x 256, the
+ *      second one 45% full: 0.76x -> 0.89x cuBLAS).
  *    - Clusters pair M tiles, so an odd tile count rounds up by one, and the persistent
  *      grid runs in rounds of (SMs / 2) clusters. Where that costs a whole round, the same
  *      128 x 256 kernel runs without clusters (single tiles, rounds of 132): 4224 x 4096 x
@@ -1243,13 +1245,24 @@ struct sm90_tile {
 sm90_tile pick_sm90_tile(int M, int N, int sms)
 {
     if (GEMM_SM90_BN) return {GEMM_SM90_BM, GEMM_SM90_BN};
-    if ((long long)ceil_div(M, 128) * ceil_div(N, 256) >= sms) return {128, 256};
     const sm90_tile cand[] = {{128, 256}, {128, 128}, {128, 64}, {64, 128}};
+    /* at least one 128 x 256 tile per SM: 128 x 128 only where it wastes less of the last round */
+    const bool large = (long long)ceil_div(M, 128) * ceil_div(N, 256) >= sms;
     sm90_tile best = cand[0];
     long long best_cost = -1;
+    const long long last256 = (long long)ceil_div(M, 128) * ceil_div(N, 256) % sms; /* tiles in the last round */
     for (const sm90_tile c : cand) {
+        if (large && c.bn < 128) break;
+        /* large problems: a last round under a quarter full runs fast (its few tiles have
+         * the memory system to themselves): 1152 x 4096 x 4096 0.60x -> 0.56x cuBLAS with
+         * 128 x 128 tiles, 3 rounds for 2 (12 tiles in the second) */
+        if (large && c.bn == 128 && last256 * 4 < sms) continue;
         const long long tiles = (long long)ceil_div(M, c.bm) * ceil_div(N, c.bn);
-        const long long cost = (tiles + sms - 1) / sms * c.bm * c.bn * (c.bn == 64 ? 3 : 2);
+        /* per unit of area: 64-wide 3, else 2; among large problems 128-wide 2.5 (measured:
+         * 1536 x 4096 x 4096 0.76x -> 0.89x cuBLAS with 128 x 128 tiles, 3 rounds for 2, but
+         * 1056 x 8192^2 0.78x -> 0.68x, 5 rounds for 3: two weights, 2 and 2.5, fit both) */
+        const long long w = c.bn == 64 ? 6 : large && c.bn == 128 ? 5 : 4;
+        const long long cost = (tiles + sms - 1) / sms * c.bm * c.bn * w;
         if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
     }
     return best;
