@@ -430,12 +430,21 @@ static size_t memory_budget(be_device *dev)
     return (size_t)((double)dev->mem_free * 0.5);
 }
 
+/* --quick: the cases marked for the sanitizer this run is under (any tool's, without one). */
+static int quick_tools(const run_opts *ro)
+{
+    if (!ro->quick)
+        return 0;
+    const int bit = cl_sanitize_bit(ro->sanitize);
+    return bit ? bit : CL_SAN_ALL;
+}
+
 /* The engine's run over the started process, then the done line with its status. */
 static void run_and_report(cl_verdict_out *vo, const run_opts *ro, const cl_lab *lab, const cl_checker *chk,
                            const be_device *dev, size_t budget, uint64_t seed, cl_link *link)
 {
     cl_engine_opts o = {lab,  chk,   link, budget, seed, !ro->plan && strcmp(ro->mode, "bench") != 0,
-                        strcmp(ro->mode, "test") != 0, ro->quick, ro->plan, ro->nonly ? ro->only : NULL,
+                        strcmp(ro->mode, "test") != 0, quick_tools(ro), ro->plan, ro->nonly ? ro->only : NULL,
                         libs_after_load, libs_after_call, &g_libs, libs_before_load};
     cl_engine_outcome out;
     int rc = cl_engine_run(&o, dev, vo, &out);

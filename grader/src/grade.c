@@ -669,8 +669,8 @@ static void run_sanitizer(grader *g, const char *so)
     cl_strbuf report;
     cl_sb_init(&report);
     int total_errors = 0;
-    const char *tools[] = {"memcheck", "racecheck"};
-    for (int t = 0; t < 2; t++) {
+    const char *const *tools = cl_sanitize_tools;
+    for (int t = 0; t < CL_SAN_TOOLS; t++) {
         char log[CL_PATH_MAX], cache[CL_PATH_MAX];
         cl_err err;
         if (cl_cache_dir(cache, sizeof cache, &err))

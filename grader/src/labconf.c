@@ -12,6 +12,16 @@
 
 static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
+const char *const cl_sanitize_tools[CL_SAN_TOOLS] = {"memcheck", "racecheck"};
+
+int cl_sanitize_bit(const char *tool)
+{
+    for (int i = 0; tool && i < CL_SAN_TOOLS; i++)
+        if (!strcmp(tool, cl_sanitize_tools[i]))
+            return 1 << i;
+    return 0;
+}
+
 static int read_text(cl_yaml *y, cl_ynode *n, const char *what, cl_text *out, cl_err *err)
 {
     static const char *const keys[] = {"en", "zh", NULL};
@@ -65,7 +75,7 @@ static int read_cases(cl_yaml *y, cl_ynode *seq, int bench, cl_lab *lab, cl_err 
         memset(c, 0, sizeof *c);
         c->bench = bench;
         c->line = cl_yaml_line(cn);
-        c->sanitize = !bench;
+        c->sanitize = bench ? 0 : CL_SAN_ALL;
         c->runs = 30;
         size_t np = cl_yaml_map_len(cn);
         for (size_t k = 0; k < np; k++) {
@@ -91,8 +101,14 @@ static int read_cases(cl_yaml *y, cl_ynode *seq, int bench, cl_lab *lab, cl_err 
                     return cl_yaml_errf(y, vn, err, "runs must be between 20 and 10000 (median of at least 20)");
                 c->runs = (int)r;
             } else if (!strcmp(key, "sanitize")) {
-                if (cl_yaml_as_bool(y, vn, "sanitize", &c->sanitize, err))
-                    return -1;
+                int on;
+                cl_err not_bool;
+                if ((c->sanitize = cl_sanitize_bit(cl_yaml_str(vn))) == 0) {
+                    if (cl_yaml_as_bool(y, vn, "sanitize", &on, &not_bool))
+                        return cl_yaml_errf(y, vn, err, "sanitize must be true, false or one compute-sanitizer "
+                                                        "tool (memcheck, racecheck)");
+                    c->sanitize = on ? CL_SAN_ALL : 0;
+                }
             } else {
                 const char *s = cl_yaml_str(vn);
                 if (!s)

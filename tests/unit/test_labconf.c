@@ -66,7 +66,7 @@ START_TEST(parses_everything)
     ck_assert_int_eq(lab.nbanned_libs, 1);
     ck_assert_int_eq(lab.ncases, 3);
     ck_assert_int_eq(lab.cases[0].bench, 0);
-    ck_assert_int_eq(lab.cases[0].sanitize, 1);
+    ck_assert_int_eq(lab.cases[0].sanitize, CL_SAN_ALL);
     ck_assert_int_eq(lab.cases[1].sanitize, 0);
     ck_assert_str_eq(cl_case_param(&lab.cases[1], "n"), "max");
     ck_assert_int_eq(lab.cases[2].bench, 1);
@@ -115,6 +115,26 @@ END_TEST
 START_TEST(duplicate_case)
 {
     EXPECT_ERROR("name: big,", "name: small,", "lab.yaml:15:5: duplicate case name 'small' (first at line 14)");
+}
+END_TEST
+
+/* "sanitize": true (every tool), false, or the one tool a case is run under */
+START_TEST(sanitize_true_false_or_one_tool)
+{
+    char text[4096];
+    const char *p = strstr(GOOD, "sanitize: false");
+    snprintf(text, sizeof text, "%.*ssanitize: memcheck%s", (int)(p - GOOD), GOOD, p + strlen("sanitize: false"));
+    cl_lab lab;
+    cl_err err;
+    ck_assert_msg(cl_lab_load_file(tu_write(dir, "lab.yaml", text), &lab, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(lab.cases[1].sanitize, cl_sanitize_bit("memcheck"));
+    ck_assert_int_eq(cl_sanitize_bit("memcheck") & cl_sanitize_bit("racecheck"), 0);
+    ck_assert_int_eq(cl_sanitize_bit("memcheck") | cl_sanitize_bit("racecheck"), CL_SAN_ALL);
+    ck_assert_int_eq(cl_sanitize_bit("initcheck"), 0);
+    ck_assert_int_eq(lab.cases[2].sanitize, 0); /* bench cases never run under the sanitizer */
+    cl_lab_free(&lab);
+    EXPECT_ERROR("sanitize: false", "sanitize: maybe",
+                 "lab.yaml:15:35: sanitize must be true, false or one compute-sanitizer tool (memcheck, racecheck)");
 }
 END_TEST
 
@@ -234,6 +254,7 @@ int main(void)
     tcase_add_test(tc, parses_everything);
     tcase_add_test(tc, unknown_key_names_its_line);
     tcase_add_test(tc, missing_key);
+    tcase_add_test(tc, sanitize_true_false_or_one_tool);
     tcase_add_test(tc, difficulty_range);
     tcase_add_test(tc, tolerance_needs_why);
     tcase_add_test(tc, duplicate_case);

@@ -34,11 +34,19 @@ typedef struct cl_case_conf {
     char *name;
     int bench;     /* 0: correctness case, 1: bench case */
     int runs;      /* bench: timed runs (>= 20) */
-    int sanitize;  /* run under compute-sanitizer with --sanitize (default: 1 for cases) */
+    int sanitize;  /* --sanitize runs it under these tools: bits of cl_sanitize_tools (cases: all) */
     int line;
     int nparams;
     cl_param params[CL_MAX_PARAMS];
 } cl_case_conf;
+
+/* The compute-sanitizer tools `cudalab test --sanitize` runs, in order; a case's "sanitize"
+ * is true (all of them), false (none) or one tool's name, bit 1 << i here. A case too slow
+ * for racecheck (which watches every shared-memory access) can stay under memcheck. */
+#define CL_SAN_TOOLS 2
+#define CL_SAN_ALL ((1 << CL_SAN_TOOLS) - 1)
+extern const char *const cl_sanitize_tools[CL_SAN_TOOLS];
+int cl_sanitize_bit(const char *tool); /* 1 << i for cl_sanitize_tools[i], 0 for any other name */
 
 typedef struct cl_tol_conf {
     char *key;
