@@ -576,9 +576,6 @@ __device__ __forceinline__ void cluster_sync()
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
-/* TMA: a 2-D box at coordinates (c0 = inner, c1 = outer) into shared memory; completion
- * is counted in bytes on `bar`. The multicast form writes the same box into every CTA of
- * `mask` (same shared offset) and signals each CTA's barrier at the same offset. */
 /* Fetch a tensor map (a kernel parameter) into the cache the TMA unit reads it from, so the
  * first copy does not wait for it. */
 __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap *map)
@@ -589,6 +586,9 @@ __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap *map)
     (void)map;
 #endif
 }
+/* TMA: a 2-D box at coordinates (c0 = inner, c1 = outer) into shared memory; completion
+ * is counted in bytes on `bar`. The multicast form writes the same box into every CTA of
+ * `mask` (same shared offset) and signals each CTA's barrier at the same offset. */
 __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1)
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
@@ -1268,10 +1268,10 @@ sm90_tile pick_sm90_tile(int M, int N, int sms)
     if (GEMM_SM90_BN) return {GEMM_SM90_BM, GEMM_SM90_BN};
     const sm90_tile cand[] = {{128, 256}, {128, 128}, {128, 64}, {64, 128}};
     /* at least one 128 x 256 tile per SM: 128 x 128 only where it wastes less of the last round */
-    const bool large = (long long)ceil_div(M, 128) * ceil_div(N, 256) >= sms;
+    const long long tiles256 = (long long)ceil_div(M, 128) * ceil_div(N, 256), last256 = tiles256 % sms;
+    const bool large = tiles256 >= sms;
     sm90_tile best = cand[0];
     long long best_cost = -1;
-    const long long last256 = (long long)ceil_div(M, 128) * ceil_div(N, 256) % sms; /* tiles in the last round */
     for (const sm90_tile c : cand) {
         if (large && c.bn < 128) break;
         /* large problems: a last round under a quarter full runs fast (its few tiles have
