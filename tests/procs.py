@@ -1,5 +1,6 @@
 """procs.py: the processes of this machine as /proc lists them, for the tests that check a
-grading leaves nothing running (tests/cli/signals_test.py, tests/learner/learner_test.py)."""
+grading leaves nothing running (tests/cli/signals_test.py, tests/learner/learner_test.py,
+tests/classroom/classroom_test.py)."""
 import os
 
 
@@ -31,3 +32,16 @@ def group_leaders_under(pid):
 
 def in_group(pgrp):
     return [p for p, (_, g) in processes() if g == pgrp]
+
+
+def descendants(pid):
+    """Every live process below pid: its children, theirs, and so on."""
+    children = {}
+    for p, (ppid, _) in processes():
+        children.setdefault(ppid, []).append(p)
+    found, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            found.append(c)
+            todo.append(c)
+    return found

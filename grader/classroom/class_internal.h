@@ -88,7 +88,8 @@ typedef struct cl_class_run {
     cl_class_rt rt;
     int have_rt;
     int done, total;
-    int lock_fd;                 /* holds the output folder's lock (flock) */
+    int lock_fd;                 /* holds the output folder's lock (a POSIX record lock) */
+    char stale_stage[CL_PATH_MAX]; /* a killed run's stage removed at the start: again at the end */
     int ngpu;                    /* GPUs of the local workers (0: none, e.g. the host runner) */
     char gpus[64][32];
 } cl_class_run;

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -323,7 +322,11 @@ static int open_out(cl_class_run *r, cl_err *err)
     r->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (r->lock_fd < 0)
         return cl_err_set(err, "cannot open %s: %s", lock, strerror(errno));
-    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    /* a POSIX record lock, not flock: it belongs to this process alone, so the workers it
+     * forks do not hold it, and it goes the moment this process does (a killed run's workers
+     * may live on for a second or two, and with flock they kept the next run out) */
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    if (fcntl(r->lock_fd, F_SETLK, &lk) != 0) {
         char pid[32] = "";
         ssize_t got = pread(r->lock_fd, pid, sizeof pid - 1, 0);
         pid[got > 0 ? got : 0] = '\0';
@@ -340,10 +343,24 @@ static int open_out(cl_class_run *r, cl_err *err)
     return 0;
 }
 
+/* Removes a stage root if it is one of ours: a cudalab-stage-* folder of this user (its
+ * name is written before it is made, so anyone could have made that path meanwhile). */
+static void remove_stage_root(const char *root)
+{
+    const char *base = strrchr(root, '/');
+    struct stat st;
+    cl_err e2;
+    if (base && !strncmp(base + 1, "cudalab-stage-", 14) && lstat(root, &st) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_uid == geteuid())
+        cl_rmtree(root, &e2);
+}
+
 /* A run killed with SIGKILL leaves its stage (students' sources) behind: the next run,
  * holding the lock, removes it. <out>/.stage names the stage root of the run in progress,
- * written by cl_class_rt_init the moment the stage exists. */
-static void remove_stale_stage(const char *out)
+ * written by cl_class_rt_init the moment the stage exists. The killed run's workers and
+ * their sandboxes outlive it by a second or two and may still write into that stage, so
+ * its name is kept in `stale` (when given) and the stage removed again as this run ends. */
+static void remove_stale_stage(const char *out, char *stale, size_t stale_n)
 {
     char mark[CL_PATH_MAX], *old = NULL;
     size_t len;
@@ -351,11 +368,9 @@ static void remove_stale_stage(const char *out)
     cl_path_join(mark, sizeof mark, out, ".stage");
     if (cl_read_file(mark, CL_PATH_MAX, &old, &len, &e2) == 0) {
         old[strcspn(old, "\n")] = '\0';
-        const char *base = strrchr(old, '/');
-        struct stat st; /* ours, and a folder (the name was written before it was made) */
-        if (base && !strncmp(base + 1, "cudalab-stage-", 14) && lstat(old, &st) == 0 && S_ISDIR(st.st_mode) &&
-            st.st_uid == geteuid())
-            cl_rmtree(old, &e2);
+        remove_stage_root(old);
+        if (stale)
+            snprintf(stale, stale_n, "%s", old);
         free(old);
     }
     unlink(mark);
@@ -390,7 +405,7 @@ static int setup(cl_class_run *r, cl_err *err)
     }
     if (open_out(r, err))
         return -1;
-    remove_stale_stage(r->out);
+    remove_stale_stage(r->out, r->stale_stage, sizeof r->stale_stage);
     if (cl_course_load(o->course_path, &r->course, err))
         return -1;
     if (cl_lab_load(cl_home_dir(), o->lab, &r->lab, err))
@@ -496,8 +511,10 @@ static void release_run(cl_class_run *r)
 {
     if (r->have_rt) {
         cl_class_rt_free(&r->rt);
-        remove_stale_stage(r->out);
+        remove_stale_stage(r->out, NULL, 0);
     }
+    if (r->stale_stage[0])
+        remove_stage_root(r->stale_stage);
     if (r->lock_fd >= 0)
         close(r->lock_fd); /* the lock goes with it */
     free(r->subs);

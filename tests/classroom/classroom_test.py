@@ -31,6 +31,9 @@ import time
 import xml.etree.ElementTree as ET
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+from procs import descendants  # noqa: E402
+
 SKIP = 77
 A = None  # parsed arguments
 
@@ -688,6 +691,44 @@ def test_kill_at_start():
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=e)
         check(r.returncode == 0, f"round {k}: the second run exited {r.returncode}: {r.stderr[-500:]}")
         check(not list(os.scandir(stage)), f"round {k}: stage left behind: {[x.name for x in os.scandir(stage)]}")
+
+
+def test_kill_lock():
+    """A run killed while its workers still live (frozen here with SIGSTOP: after a SIGKILL
+    they take a second or two to end) does not keep the next run out of the output folder:
+    the lock is the killed process's alone. With a lock the workers inherited (flock), the
+    next run said another grade was using the folder, and the stage stayed behind."""
+    d = tmpdir("kill-lock")
+    stage, subs, out = os.path.join(d, "stage"), os.path.join(d, "subs"), os.path.join(d, "out")
+    os.makedirs(stage)
+    os.makedirs(subs)
+    for i in range(3):
+        shutil.copy(sol("slow"), os.path.join(subs, f"k{i}.so"))
+    cmd = [A.cudalab, "grade", "--lab", "selftest", "--submissions", subs, "--out", out, "--runner", A.runner,
+           "--jobs", "1"]
+    e = env({"CUDALAB_STAGE_DIR": stage})
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e)
+    t0, below = time.time(), []
+    while time.time() - t0 < 60 and not below and proc.poll() is None:
+        time.sleep(0.05)
+        below = descendants(proc.pid) if any(os.scandir(stage)) else []
+    check(below, f"no worker started (grade: {proc.poll()})")
+    time.sleep(0.3)
+    below = descendants(proc.pid)
+    for p in below:
+        os.kill(p, signal.SIGSTOP)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=e)
+    finally:
+        for p in below:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    check(r.returncode == 0, f"the next run exited {r.returncode}: {r.stderr[-500:]}")
+    check(not list(os.scandir(stage)), f"stage left behind: {[x.name for x in os.scandir(stage)]}")
 
 
 def test_parallel():
