@@ -1045,7 +1045,7 @@ static int selected(const cl_engine_opts *o, const cl_case_conf *cc)
 {
     if (cc->bench ? !o->do_bench : !o->do_tests)
         return 0;
-    if (o->quick && !(cc->sanitize & o->quick))
+    if (o->sanitize_tools && !(cc->sanitize & o->sanitize_tools))
         return 0;
     if (!o->only)
         return 1;

@@ -22,7 +22,8 @@ typedef struct cl_engine_opts {
     size_t budget;      /* bytes of device memory a case may use, fixed before the exec started */
     uint64_t seed;
     int do_tests, do_bench;
-    int quick;          /* sanitizer runs: the tool's bit (CL_SAN_*): the cases marked for it only */
+    int sanitize_tools; /* sanitizer runs (--quick): the tool's bit (CL_SAN_*), only the cases marked
+                         * for it; 0: every case */
     int plan;           /* only size the bench cases and report their dimensions (no solution) */
     const char **only;  /* case names to run (NULL-terminated), or NULL for all */
     void (*after_load)(void *ctx); /* called once the solution is loaded (the libraries' baseline) */
