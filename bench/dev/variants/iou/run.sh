@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# iou variants (issue 17: iou on every GPU): each knob set of reference/iou.cu built as its
+# own binary of iou_variants.cu and run in turn, one line each, after the build of all.
+# From the repository root on the GPU machine:  OUT=/tmp/out bash bench/dev/variants/iou/run.sh
+# VARIANTS="tag:-DKNOB=V -D...;tag2:..." replaces the default list. Writes $OUT/iou.txt.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+here=bench/dev/variants/iou
+bin=$(mktemp -d)
+arch=${ARCH:--arch=native}
+# tag: flags (L2: rows written over the first 16, which stay in L2: the issue rate without DRAM)
+VARIANTS=${VARIANTS:-"reference:;fdividef:-DIOU_FAST_DIV=0;L2:-DIOU_OUT_ROWS=16;fdividef-L2:-DIOU_FAST_DIV=0 -DIOU_OUT_ROWS=16;\
+L2-store-only:-DIOU_OUT_ROWS=16 -DIOU_STORE_ONLY=1;no-store:-DIOU_NO_STORE=1;fdividef-no-store:-DIOU_FAST_DIV=0 -DIOU_NO_STORE=1;\
+slots2-min6:-DIOU_ALIGNED_SLOTS=2 -DIOU_MIN_BLOCKS=6;slots2-min6-no-store:-DIOU_ALIGNED_SLOTS=2 -DIOU_MIN_BLOCKS=6 -DIOU_NO_STORE=1;\
+batch4:-DIOU_ALIGNED_BATCH=4;batch4-no-store:-DIOU_ALIGNED_BATCH=4 -DIOU_NO_STORE=1;rows16-no-store:-DIOU_ALIGNED_ROWS=16 -DIOU_NO_STORE=1"}
+t0=$(date +%s)
+IFS=';' read -ra list <<< "$VARIANTS"
+for v in "${list[@]}"; do
+    tag=${v%%:*}; flags=${v#*:}
+    nvcc -std=c++17 -O3 $arch -I. -Ilabs/include -Igrader/include -DTAG="\"$tag\"" $flags -Xptxas -v \
+        "$here/iou_variants.cu" -o "$bin/$tag" > "$bin/$tag.log" 2>&1 &
+done
+wait
+{
+    echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); nvcc $(( $(date +%s) - t0 )) s"
+    for v in "${list[@]}"; do
+        tag=${v%%:*}
+        if [[ -x $bin/$tag ]]; then
+            "$bin/$tag" "${RUNS:-30}" || echo "$tag: exit $?"
+            grep -A2 'iou_aligned_kernel' "$bin/$tag.log" | grep -o '[0-9]* registers\|[0-9]* bytes spill stores' | tr '\n' ' ' | sed 's/^/    /'; echo
+        else
+            echo "$tag: build failed"; tail -5 "$bin/$tag.log"
+        fi
+    done
+} 2>&1 | tee "$OUT/iou.txt"
