@@ -268,6 +268,97 @@ __global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention
         *sink = 1;
 }
 
+// (a') the same rings, with the units handed out at run time instead of split evenly up
+// front: warp w of every CTA takes chunks of CHUNK units (kv head w's rows) from counter w
+// (a 64-bit counter that only grows; base is where this launch's numbering starts), claiming
+// the next chunk as it starts the current one, so the atomic's latency is hidden. A warp
+// whose SM gets less bandwidth simply takes fewer chunks. CHUNK 0: guided, a chunk is
+// (what is left) / (2 x warps per counter), at least 2 units.
+template <int STAGES, int CHUNK>
+__global__ void __launch_bounds__(256) ldgsts_dyn_kernel(const paged_attention_args a, unsigned long long *ctr,
+                                                         unsigned long long base, int *sink)
+{
+    extern __shared__ __align__(128) unsigned char sm[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, D = 128;
+    const long long tiles = a.max_blocks_per_seq, U = (long long)a.num_seqs * tiles;
+    unsigned char *ring = sm + warp * STAGES * 8192;
+    const size_t row_stride = (size_t)a.num_kv_heads * D;
+    auto load = [&](long long u, int st) {
+        int seq = (int)(u / tiles), t = (int)(u % tiles);
+        size_t row0 = (size_t)a.block_tables[(size_t)seq * a.max_blocks_per_seq + t] * 16 + lane / 16;
+        const __half *kr = a.k_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
+        const __half *vr = a.v_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
+        uint32_t dst = sm32(ring) + st * 8192 + lane * 16;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + i * 512), "l"(kr + (size_t)i * 2 * row_stride));
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + 4096 + i * 512),
+                         "l"(vr + (size_t)i * 2 * row_stride));
+        }
+    };
+    const long long per = gridDim.x; // warps sharing a counter
+    auto claim = [&](long long &lo, long long &hi) { // the next chunk: [lo, hi), empty when done
+        long long n = CHUNK;
+        unsigned long long got = 0;
+        if (CHUNK == 0) {
+            unsigned long long seen = 0;
+            if (lane == 0)
+                seen = *(volatile unsigned long long *)&ctr[warp];
+            seen = __shfl_sync(0xffffffffu, seen, 0) - base;
+            n = max(2LL, (U - (long long)seen) / (2 * per));
+        }
+        if (lane == 0)
+            got = atomicAdd(&ctr[warp], (unsigned long long)n);
+        lo = (long long)(__shfl_sync(0xffffffffu, got, 0) - base);
+        hi = min(lo + n, U);
+        lo = min(lo, U);
+    };
+    long long c0, c1, n0, n1;
+    claim(c0, c1);
+    claim(n0, n1);
+    long long p = c0; // next unit to load
+    auto next_unit = [&]() -> long long { // the unit after p in claimed order, or -1
+        if (p >= c1) {
+            if (n0 >= n1)
+                return -1;
+            c0 = n0;
+            c1 = n1;
+            p = c0;
+            claim(n0, n1);
+        }
+        return p++;
+    };
+    int issued = 0, consumed = 0;
+    for (int k = 0; k < STAGES - 1; k++) {
+        long long u = next_unit();
+        if (u >= 0) {
+            load(u, k);
+            issued++;
+        }
+        asm volatile("cp.async.commit_group;\n");
+    }
+    uint32_t x = 0;
+    int st = 0;
+    while (consumed < issued) {
+        long long u = next_unit();
+        if (u >= 0) {
+            load(u, (st + STAGES - 1) % STAGES);
+            issued++;
+        }
+        asm volatile("cp.async.commit_group;\n");
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
+        __syncwarp();
+        x ^= *reinterpret_cast<uint32_t *>(ring + st * 8192 + lane * 4);
+        __syncwarp();
+        consumed++;
+        st = st == STAGES - 1 ? 0 : st + 1;
+    }
+    if (lane == 0)
+        atomicAdd(&ctr[8 + warp], (unsigned long long)consumed); // checked by the host: every unit once
+    if (x == 0x12345678u)
+        *sink = 1;
+}
+
 // (b) TMA bulk copies: one thread copies a unit's K and V (2 x 32 KB contiguous) into a
 // 3-stage ring; mbarriers signal arrival; all warps release a stage before it is refilled.
 __global__ void __launch_bounds__(256) tma_units_kernel(const paged_attention_args a, int *sink)
@@ -335,14 +426,14 @@ template <class F, class G> static float flushed_run_ms(cudaEvent_t e0, cudaEven
     return ms;
 }
 
-template <class F> static float time_ms(F fn)
+template <class F, class G> static float time_ms(F fn, G after_flush)
 {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     std::vector<float> t;
     for (int r = 0; r < 33; r++) {
-        const float ms = flushed_run_ms(e0, e1, fn, [] {});
+        const float ms = flushed_run_ms(e0, e1, fn, after_flush);
         if (r >= 3)
             t.push_back(ms);
     }
@@ -351,6 +442,11 @@ template <class F> static float time_ms(F fn)
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     return t[t.size() / 2];
+}
+
+template <class F> static float time_ms(F fn)
+{
+    return time_ms(fn, [] {});
 }
 
 // One batch of inputs on the GPU: S sequences of T tokens (sequence 0 at T and the others
@@ -642,7 +738,16 @@ template <class F> static void trace_phases(const char *what, F fn)
     CK(cudaEventCreate(&e1));
     for (int r = 0; r < 9; r++) {
         trace_reset_kernel<<<64, 256>>>();
-        const float ms = flushed_run_ms(e0, e1, fn, [] { flush_end_kernel<<<1, 1>>>(); });
+        // PA_PROBE_WARM: one untraced run after the flush, so the kernel's code is in L2 (and
+        // perhaps in the SMs' instruction caches) when the traced run starts
+        const bool warm = getenv("PA_PROBE_WARM") != nullptr;
+        const float ms = flushed_run_ms(e0, e1, fn, [&] {
+            if (warm) {
+                fn();
+                trace_reset_kernel<<<64, 256>>>();
+            }
+            flush_end_kernel<<<1, 1>>>();
+        });
         unsigned long long t0;
         CK(cudaMemcpyFromSymbol(tr, pa_trace, sizeof tr));
         CK(cudaMemcpyFromSymbol(&t0, pa_flush_end, sizeof t0));
@@ -787,6 +892,28 @@ int main(int argc, char **argv)
                 ldg("ldgspin", ldgsts_units_kernel<3, LD_SPIN>, 3);
                 ldg("ldgscan", ldgsts_units_kernel<3, LD_SCAN>, 3);
                 ldg("ldgall", ldgsts_units_kernel<3, LD_EVICT_FIRST | LD_SCAN | LD_SPIN>, 3);
+                {
+                    static unsigned long long *ctr;
+                    if (!ctr)
+                        CK(cudaMalloc(&ctr, 16 * sizeof *ctr));
+                    auto dyn = [&](const char *nm, auto kernel) {
+                        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * 3 * 8192);
+                        row(nm, time_ms(
+                                    [&] { kernel<<<prop.multiProcessorCount, 256, 8 * 3 * 8192>>>(a, ctr, 0ull, sink); },
+                                    [&] { CK(cudaMemsetAsync(ctr, 0, 16 * sizeof *ctr)); })); // before the start event
+                        unsigned long long h[16];
+                        CK(cudaMemcpy(h, ctr, sizeof h, cudaMemcpyDeviceToHost));
+                        for (int w = 0; w < 8; w++)
+                            if (h[8 + w] != (unsigned long long)S * nb)
+                                printf("%s: warp %d consumed %llu units, expected %d\n", nm, w, h[8 + w], S * nb);
+                    };
+                    dyn("dyn4", ldgsts_dyn_kernel<3, 4>);
+                    dyn("dyn8", ldgsts_dyn_kernel<3, 8>);
+                    dyn("dyn16", ldgsts_dyn_kernel<3, 16>);
+                    dyn("dyn32", ldgsts_dyn_kernel<3, 32>);
+                    dyn("dynguid", ldgsts_dyn_kernel<3, 0>);
+                    ldg("ldgsts", ldgsts_units_kernel<3, 0>, 3);
+                }
                 cudaFuncSetAttribute(tma_units_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 3 * 65536);
                 row("tma", time_ms([&] { tma_units_kernel<<<prop.multiProcessorCount, 256, 3 * 65536>>>(a, sink); }));
             }

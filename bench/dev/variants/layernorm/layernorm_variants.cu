@@ -199,6 +199,80 @@ __global__ void __launch_bounds__(T, 2 * T <= SM_THREADS ? 2 : 1)
     }
 }
 
+// ---- DIAG: what gamma/beta cost the 32768-wide path (outputs wrong on purpose) ----
+// layernorm_rs with gamma/beta read from 4 KB (MODE 1: index i % 256, L1-resident) or not
+// read at all (MODE 2: gamma 1, beta 0). Not candidates: they say how much of the gap to
+// softmax's 98.9% is the 256 KB of gamma/beta L2 reads per row.
+template <int T, int R, int S, int MODE>
+__global__ void __launch_bounds__(T, 2 * T <= SM_THREADS ? 2 : 1)
+    ln_rs_diag(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta,
+               float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int rows, int cols, float eps)
+{
+    (void)rows;
+    extern __shared__ float4 srow[];
+    __shared__ float red_s[32], red_dd[32], red_d[32];
+    const int row = blockIdx.x, n = cols / 4, t = threadIdx.x;
+    const float4 *xr = reinterpret_cast<const float4 *>(x + (size_t)row * cols);
+    float4 *yr = reinterpret_cast<float4 *>(y + (size_t)row * cols);
+    const float4 *g4 = reinterpret_cast<const float4 *>(gamma), *b4 = reinterpret_cast<const float4 *>(beta);
+    const float4 z = make_float4(0.f, 0.f, 0.f, 0.f), one = make_float4(1.f, 1.f, 1.f, 1.f);
+    auto gb = [&](int i, bool beta_) -> float4 {
+        if (MODE == 2)
+            return beta_ ? z : one;
+        return __ldg((beta_ ? b4 : g4) + (i & 255));
+    };
+#pragma unroll
+    for (int k = 0; k < S; k++) {
+        const int i = (R + k) * T + t;
+        if (i < n)
+            copy16_async(&srow[k * T + t], xr + i);
+        else
+            srow[k * T + t] = z;
+    }
+    float4 v[R];
+    float s = 0.f;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+        const int i = k * T + t;
+        v[k] = i < n ? __ldcs(xr + i) : z;
+        s += sum4(v[k]);
+    }
+    copy16_wait_all();
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        s += sum4(srow[k * T + t]);
+    const float mu = block_sum<T>(s, red_s) / (float)cols;
+    float sdd = 0.f, sd = 0.f;
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        if (k * T + t < n) {
+            const float4 d = sub4(v[k], mu);
+            sd += sum4(d), sdd = sq4(d, sdd);
+        }
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        if ((R + k) * T + t < n) {
+            const float4 d = sub4(srow[k * T + t], mu);
+            sd += sum4(d), sdd = sq4(d, sdd);
+        }
+    block_sum2<T>(sdd, sd, red_dd, red_d);
+    const float r = rstd_from(sdd, sd, cols, eps), m = mu + sd / (float)cols;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+        const int i = k * T + t;
+        if (i < n)
+            __stcs(yr + i, norm4(sub4(v[k], m), r, gb(i, false), gb(i, true)));
+    }
+#pragma unroll
+    for (int k = 0; k < S; k++) {
+        const int i = (R + k) * T + t;
+        if (i < n)
+            __stcs(yr + i, norm4(sub4(srow[k * T + t], m), r, gb(i, false), gb(i, true)));
+    }
+    if (t == 0)
+        mean[row] = m, rstd[row] = r;
+}
+
 // ---- NEW cluster pipe: gamma/beta held per block, rows in flight, statistics by st.async ----
 // A cluster of C blocks, persistent; block `rank` owns float4 columns [rank*T*NV, +T*NV) of
 // every row the cluster takes, and holds that slice of gamma and beta (registers, or shared
@@ -517,6 +591,21 @@ template <int T, int R, int S, int K> static cudaError_t v_rs_stream(const lnarg
     ln_rs_stream<T, R, S, K><<<(a.rows + K - 1) / K, T, smem>>>(A_);
     return cudaGetLastError();
 }
+template <int T, int R, int S, int MODE> static cudaError_t v_rs_diag(const lnargs &a)
+{
+    const size_t smem = (size_t)S * T * sizeof(float4);
+    if (a.cols / 4 > T * (R + S) || a.cols % 4)
+        return cudaErrorInvalidValue;
+    static bool set = false;
+    if (!set) {
+        cudaError_t e = cudaFuncSetAttribute(ln_rs_diag<T, R, S, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+        set = true;
+    }
+    ln_rs_diag<T, R, S, MODE><<<a.rows, T, smem>>>(A_);
+    return cudaGetLastError();
+}
 template <int T, int NV, int P, int C, int MINB = 2, bool GBS = false> static cudaError_t v_cpipe2(const lnargs &a)
 {
     if ((a.cols / 4 + T * NV - 1) / (T * NV) != C || a.cols % 4)
@@ -553,6 +642,7 @@ struct variant {
     const char *name;
     int cols; // 0: every shape
     cudaError_t (*fn)(const lnargs &);
+    bool diag = false; // a diagnostic: its output is wrong on purpose, only its time counts
 };
 
 static const variant variants[] = {
@@ -568,6 +658,10 @@ static const variant variants[] = {
     // 32768 (the reference: rs 1024 4 reg + 4 smem)
     {"block 1024x8 gb=ldg np (old ref)", 32768, v_block<1024, 8, false, 1, 0>},
     {"rs 512: 4 reg + 12 smem, gb=ldg", 32768, v_rs<512, 4, 12>},
+    {"DIAG rs 1024 4+4, g/b from 4 KB", 32768, v_rs_diag<1024, 4, 4, 1>, true},
+    {"DIAG rs 1024 4+4, no g/b", 32768, v_rs_diag<1024, 4, 4, 2>, true},
+    {"DIAG rs 512 4+12, g/b from 4 KB", 32768, v_rs_diag<512, 4, 12, 1>, true},
+    {"DIAG rs 512 4+12, no g/b", 32768, v_rs_diag<512, 4, 12, 2>, true},
     {"NEW rs 1024 4+4 stream next row k=2", 32768, v_rs_stream<1024, 4, 4, 2>},
     {"NEW rs 512 4+12 stream next row k=2", 32768, v_rs_stream<512, 4, 12, 2>},
     {"NEW rs 512 4+12 stream next row k=4", 32768, v_rs_stream<512, 4, 12, 4>},
@@ -750,10 +844,10 @@ static int run_cases(void)
             BENCH_CK(cudaMemcpy(hr.data(), rstd, c.rows * 4, cudaMemcpyDeviceToHost));
             double err[3];
             check(hx.data(), hg.data(), hb.data(), hy.data(), hm.data(), hr.data(), ref.data(), c.rows, c.cols, err);
-            const bool ok = err[0] <= 1 && err[1] <= 1 && err[2] <= 1;
+            const bool ok = v.diag || (err[0] <= 1 && err[1] <= 1 && err[2] <= 1);
             wrong += !ok;
             printf("  %-34s %-40s err mean %.2g rstd %.2g y %.2g of tol  %s\n", c.name, v.name, err[0], err[1], err[2],
-                   ok ? "ok" : "***** WRONG *****");
+                   v.diag ? "diagnostic (wrong on purpose)" : ok ? "ok" : "***** WRONG *****");
         }
         cudaFree(x), cudaFree(y), cudaFree(g), cudaFree(b), cudaFree(mean), cudaFree(rstd);
     }
