@@ -213,12 +213,16 @@ static int check_one(cl_run *run, const iou_state *s, int i, int j, float got)
     snprintf(where, sizeof where, "out[%d][%d]", i, j);
     const det_box *a = &s->a[i], *b = &s->b[j];
     const char *why = "";
+    /* the overlap's extents before clamping: negative where the boxes are apart on an axis */
+    const float ow = fminf(a->x2, b->x2) - fmaxf(a->x1, b->x1), oh = fminf(a->y2, b->y2) - fmaxf(a->y1, b->y1);
     if (isnan(got))
         why = " (NaN: never written, or 0/0 when both areas are zero)";
+    else if (exp == 0.0f && (ow < 0.0f || oh < 0.0f)) /* apart: the likelier bug, even for two flat boxes */
+        why = " (the boxes do not overlap: a negative width or height must clamp to 0)";
     else if (exp == 0.0f && !det_solid(*a) && !det_solid(*b))
         why = " (both boxes have zero area: the union is 0 and IoU is defined as 0)";
     else if (exp == 0.0f)
-        why = " (the boxes do not overlap: a negative width or height must clamp to 0)";
+        why = " (the overlap has zero area: IoU is 0)";
     return cl_mismatch(run, where, exp, got,
                        "a[%d] = (%.9g, %.9g, %.9g, %.9g), b[%d] = (%.9g, %.9g, %.9g, %.9g)%s; "
                        "tolerance %.1e relative",
