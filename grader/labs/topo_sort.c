@@ -490,19 +490,30 @@ static void backward_part(void *ctx, int t, long long lo, long long hi)
     }
 }
 
-/* Every edge, on every core: 0 all go forward, 1 the first that does not is reported. */
-static int check_all_edges(cl_run *run, const topo_state *s)
+/* The edge with the lowest source id that does not go forward in the answer (pos: each
+ * node's slot), found on every core: 1 and *u -> *v, or 0 when every edge goes forward. */
+static int first_backward_edge(const topo_state *s, long long *u, int *v)
 {
     edge_scan scan = {.s = s};
     int nt = cl_par_for(s->n, (double)s->m * 4, CL_PAR_MAX, backward_part, &scan);
     for (int t = 0; t < nt; t++)
         if (scan.bad_u[t] >= 0) {
-            long long u = scan.bad_u[t];
-            int v = s->col[scan.bad_k[t]];
-            return cl_failf(run, "edge %lld -> %d goes backward: node %lld is at order[%d], node %d at order[%d]", u,
-                            v, u, s->pos[u], v, s->pos[v]);
+            *u = scan.bad_u[t];
+            *v = s->col[scan.bad_k[t]];
+            return 1;
         }
     return 0;
+}
+
+/* Every edge, on every core: 0 all go forward, 1 the first that does not is reported. */
+static int check_all_edges(cl_run *run, const topo_state *s)
+{
+    long long u;
+    int v;
+    if (!first_backward_edge(s, &u, &v))
+        return 0;
+    return cl_failf(run, "edge %lld -> %d goes backward: node %lld is at order[%d], node %d at order[%d]", u, v, u,
+                    s->pos[u], v, s->pos[v]);
 }
 
 /* is_permutation's three passes over order (pos[v] = its slot). A repeated node's slots
@@ -549,6 +560,29 @@ static int is_permutation(topo_state *s)
 
 static int report_not_permutation(cl_run *run, topo_state *s);
 
+/* An answer that calls a graph with a cycle acyclic: the edge its order breaks, as a clause
+ * for the message (every order of such a graph breaks one; which one shows what the
+ * solution got wrong: a node placed before all its predecessors were, say), or "" when the
+ * order is not a permutation. 0, or -1 when the order could not be read. */
+static int broken_edge_clause(cl_run *run, topo_state *s, char *buf, size_t cap)
+{
+    long long u;
+    int v;
+    buf[0] = '\0';
+    if (cl_download(run, s->order_h, s->d_order, (size_t)s->n * sizeof(int)))
+        return -1;
+    if (!is_permutation(s) || !first_backward_edge(s, &u, &v))
+        return 0;
+    if (u == v)
+        snprintf(buf, cap, "; in order, edge %lld -> %d goes backward (a self-loop: no order puts it forward)", u,
+                 v);
+    else
+        snprintf(buf, cap,
+                 "; in order, edge %lld -> %d goes backward: node %lld is at order[%d], node %d at order[%d]", u,
+                 v, u, s->pos[u], v, s->pos[v]);
+    return 0;
+}
+
 static int topo_judge(cl_run *run, topo_state *s, int full, int *cyclic_out)
 {
     long long n = s->n;
@@ -569,10 +603,14 @@ static int topo_judge(cl_run *run, topo_state *s, int full, int *cyclic_out)
     if (s->status_h != 0 && s->status_h != 1)
         return cl_mismatch(run, "*status", cyclic, s->status_h, "*status must be 0 (a DAG) or 1 (a cycle)%s",
                            s->status_h == -1 ? "; it was not written" : "");
-    if (cyclic && s->status_h != 1)
+    if (cyclic && s->status_h != 1) {
+        char broken[192];
+        if (broken_edge_clause(run, s, broken, sizeof broken))
+            return -1;
         return cl_mismatch(run, "*status", 1, s->status_h,
-                           "the graph has a cycle (the CPU's Kahn placed %lld of %lld nodes) but *status = 0",
-                           placed, n);
+                           "the graph has a cycle (the CPU's Kahn placed %lld of %lld nodes) but *status = 0%s",
+                           placed, n, broken);
+    }
     if (!cyclic && s->status_h != 0)
         return s->have_kahn ? cl_mismatch(run, "*status", 0, s->status_h,
                                           "the graph is acyclic (the CPU's Kahn placed all %lld nodes) but *status = 1",

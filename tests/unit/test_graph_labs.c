@@ -65,10 +65,26 @@ START_TEST(topo_not_a_node_is_wrong)
 }
 END_TEST
 
+/* A cycle called acyclic: the message also names the edge the order breaks (every order of
+ * a graph with a cycle breaks one; here the self-loop, the first case with a cycle). */
 START_TEST(topo_missed_cycle_is_wrong)
 {
     grade("topo_sort", "topo_sort_host_misses_cycle", 0);
     expect(CL_V_WRONG, "has a cycle");
+    ck_assert_msg(tu_contains(r.message, "edge 0 -> 0 goes backward"), "the broken edge: %s", r.message);
+}
+END_TEST
+
+/* The BFS mistake with the luckiest order inside each round: at seed 1444 no edge of the
+ * small DAGs reaches back to an earlier round, so the first case it fails has a cycle; the
+ * message still shows an edge going backward (gpu_topo_sort_planted_bfs_order expects it). */
+START_TEST(topo_lucky_bfs_order_goes_backward_on_a_cycle)
+{
+    tu_grade_host(&r, (tu_grade){.lab = "topo_sort", .solution = "topo_sort_host_bfs_lucky", .seed = 1444,
+                                 .no_reference = 1, .timeout_s = 280});
+    expect(CL_V_WRONG, "case 'self-loop in a DAG'");
+    ck_assert_msg(tu_contains(r.message, "has a cycle") && tu_contains(r.message, "goes backward"),
+                  "the cycle and the broken edge: %s", r.message);
 }
 END_TEST
 
@@ -125,6 +141,7 @@ int main(void)
     tcase_add_test(tc, topo_repeated_node_is_wrong);
     tcase_add_test(tc, topo_not_a_node_is_wrong);
     tcase_add_test(tc, topo_missed_cycle_is_wrong);
+    tcase_add_test(tc, topo_lucky_bfs_order_goes_backward_on_a_cycle);
     tcase_add_test(tc, topo_timed_lie_backward_edge_is_wrong);
     tcase_add_test(tc, topo_timed_false_cycle_is_wrong);
     tcase_add_test(tc, paged_fp32_passes_every_case);
