@@ -1,9 +1,12 @@
 // expect: wrong
-// expect-message: C[0][0]
+// expect-message: C[0][
 // A WMMA kernel that takes B as column-major (element (k, n) at B[n * K + k]) while the ABI
 // says row-major (B[k * N + n]): the classic layout mix-up, e.g. from a cuBLAS habit. It
 // stays inside B's buffer and writes every element, so only the values are wrong: the
-// first one the checker looks at already differs.
+// first row the checker looks at already differs (1x1x8 passes: with N = 1 both layouts
+// agree; 17x17x16 fails). Its first element, C[0][0], is the one reported on all but about
+// one seed in 6000: there the wrong sum lands within C[0][0]'s tolerance by chance (seed
+// 7550: C[0][1] is reported).
 #include <mma.h>
 
 #include "cudalab_lab.h"
