@@ -16,6 +16,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/include -DPA_SRC='"../../reference/paged_attention.cu"' \
 //        bench/dev/pa_probe.cu -o build/pa_probe && build/pa_probe [KV_HEADS]
 //   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape)
+//   build/pa_probe loads SEQS HEADS KV_HEADS DIM BLOCK CTX   the reference next to a load-only
+//            ring kernel of its split at 2 to 6 stages, any head_dim (KV_HEADS 8)
 //   build/pa_probe all [TAG]   the six shapes of bench/peers/paged_attention.py --all-shapes
 //            and four small mixed-length cases (checked, not timed): each output checked
 //            against fp64 on the CPU (one kv head of every sequence, the lab's tolerance;
@@ -359,6 +361,56 @@ __global__ void __launch_bounds__(256) ldgsts_dyn_kernel(const paged_attention_a
         *sink = 1;
 }
 
+// (a'') the reference's loads alone at any head_dim (64 or 128) and block size >= 16: warp w
+// copies kv head w's K and V rows of each 16-token tile into a STAGES-deep cp.async ring
+// (tile: 16 rows of D halves, K then V), the CTA's units split evenly as the reference does.
+// For `pa_probe loads ...`: what the memory side alone takes at the reference's ring depth.
+template <int D, int STAGES>
+__global__ void __launch_bounds__(256) ld_units_kernel(const paged_attention_args a, int log2_bs, int *sink)
+{
+    extern __shared__ __align__(128) unsigned char sm[];
+    constexpr int CPR = D / 8, RPI = 32 / CPR, TILE = 2 * 16 * D * 2; // chunks a row, rows an instruction
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const long long tiles = (a.max_blocks_per_seq << log2_bs) / 16, U = (long long)a.num_seqs * tiles;
+    const long long u0 = blockIdx.x * U / gridDim.x, u1 = (blockIdx.x + 1) * U / gridDim.x;
+    unsigned char *ring = sm + warp * STAGES * TILE;
+    const size_t row_stride = (size_t)a.num_kv_heads * D;
+    const int lrow = lane / CPR, lch = lane % CPR, mask = (1 << log2_bs) - 1;
+    auto load = [&](long long u, int st) {
+        const int seq = (int)(u / tiles), tok0 = (int)(u % tiles) * 16;
+        const int *table = a.block_tables + (size_t)seq * a.max_blocks_per_seq;
+        const size_t row0 = ((size_t)table[tok0 >> log2_bs] << log2_bs) + (tok0 & mask) + lrow;
+        const __half *kr = a.k_cache + row0 * row_stride + warp * D + lch * 8;
+        const __half *vr = a.v_cache + row0 * row_stride + warp * D + lch * 8;
+        const uint32_t dst = sm32(ring) + st * TILE + lane * 16;
+#pragma unroll
+        for (int i = 0; i < 16 / RPI; i++) {
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + i * 512), "l"(kr + (size_t)i * RPI * row_stride));
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + TILE / 2 + i * 512),
+                         "l"(vr + (size_t)i * RPI * row_stride));
+        }
+    };
+    uint32_t x = 0;
+    for (int k = 0; k < STAGES - 1; k++) {
+        if (u0 + k < u1)
+            load(u0 + k, k);
+        asm volatile("cp.async.commit_group;\n");
+    }
+    int st = 0;
+    for (long long u = u0; u < u1; u++) {
+        if (u + STAGES - 1 < u1)
+            load(u + STAGES - 1, (st + STAGES - 1) % STAGES);
+        asm volatile("cp.async.commit_group;\n");
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
+        __syncwarp();
+        x ^= *reinterpret_cast<uint32_t *>(ring + st * TILE + lane * 4);
+        __syncwarp();
+        st = st == STAGES - 1 ? 0 : st + 1;
+    }
+    if (x == 0x12345678u)
+        *sink = 1;
+}
+
 // (b) TMA bulk copies: one thread copies a unit's K and V (2 x 32 KB contiguous) into a
 // 3-stage ring; mbarriers signal arrival; all warps release a stage before it is refilled.
 __global__ void __launch_bounds__(256) tma_units_kernel(const paged_attention_args a, int *sink)
@@ -524,6 +576,45 @@ static int one_shape(int S, int H, int KVH, int D, int BS, int T)
     }
     printf("%d seqs x %d, %d / %d heads, dim %d, block %d: ref %.4f ms, %.0f GB/s\n", S, T, H, KVH, D, BS, ms,
            bytes / ms / 1e6);
+    return 0;
+}
+
+// pa_probe loads SEQS HEADS KV_HEADS DIM BLOCK CTX: the reference, then the load-only ring
+// kernel at 2 to 6 stages (8 warps, one CTA per SM; KV_HEADS 8), then the reference again.
+static int loads_shape(int S, int H, int KVH, int D, int BS, int T)
+{
+    if (KVH != 8 || (D != 64 && D != 128) || BS < 16) {
+        fprintf(stderr, "loads: KV_HEADS 8, DIM 64 or 128, BLOCK >= 16\n");
+        return 2;
+    }
+    pa_batch b(S, H, KVH, D, BS, T, false);
+    const paged_attention_args &a = b.a;
+    int sms = 0, log2_bs = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    while ((1 << log2_bs) < BS)
+        log2_bs++;
+    auto row = [&](const char *what, float ms) {
+        printf("%d seqs x %d, %d / %d heads, dim %d, block %d: %-10s %.4f ms, %.0f GB/s\n", S, T, H, KVH, D, BS, what, ms,
+               b.bytes / ms / 1e6);
+    };
+    row("ref", time_ms([&] { paged_attention(&a, 0); }));
+    auto ld = [&](const char *nm, auto kernel, int stages) {
+        const int smem = 8 * stages * 2 * 16 * D * 2;
+        if (smem > 227 * 1024)
+            return;
+        CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        row(nm, time_ms([&] { kernel<<<sms, 256, smem>>>(a, log2_bs, sink); }));
+    };
+    if (D == 64) {
+        ld("loads 2st", ld_units_kernel<64, 2>, 2);
+        ld("loads 3st", ld_units_kernel<64, 3>, 3);
+        ld("loads 4st", ld_units_kernel<64, 4>, 4);
+        ld("loads 6st", ld_units_kernel<64, 6>, 6);
+    } else {
+        ld("loads 2st", ld_units_kernel<128, 2>, 2);
+        ld("loads 3st", ld_units_kernel<128, 3>, 3);
+    }
+    row("ref", time_ms([&] { paged_attention(&a, 0); }));
     return 0;
 }
 
@@ -841,6 +932,8 @@ int main(int argc, char **argv)
 #endif
     if (argc >= 2 && !strcmp(argv[1], "all"))
         return all_shapes(argc > 2 ? argv[2] : "ref");
+    if (argc == 8 && !strcmp(argv[1], "loads")) // the load-only kernels at one shape, next to the reference
+        return loads_shape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
     if (argc == 8 && !strcmp(argv[1], "shape"))
         return one_shape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]));
     const int S = 64, H = 32, KVH = argc > 1 ? atoi(argv[1]) : 8, D = 128, BS = 16, log2_bs = 4;
