@@ -76,6 +76,8 @@
  * 4328 (96.0%), 4 slots 4161 (97.3%), the next batch's a boxes loaded one batch ahead
  * 3406 (slower). Both divisions give the same floats, bit for bit, on the bench's boxes
  * and on boxes with tiny, huge, infinite and NaN coordinates (a hash of every output).
+ * On an H200 the same harness: 71.7% of cudaMemset before, 86.7% now; `cudalab bench`
+ * 82.1% of write-only, excellent (72.2%, good, before).
  *
  * Knobs for the measurements in docs/PERFORMANCE.md and bench/dev/variants/iou (defaults
  * are the reference): IOU_THREADS (block size, both kernels), IOU_MIN_BLOCKS /
