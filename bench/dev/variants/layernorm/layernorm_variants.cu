@@ -114,6 +114,68 @@ __global__ void __launch_bounds__(WARP_BLOCK, MINB)
     }
 }
 
+// PR rows per warp at once (all their loads first), each gamma/beta float4 read once for the
+// PR rows when they are written: the gamma/beta L1 traffic per row divided by PR. GB = false:
+// a diagnostic with gamma 1 and beta 0 (no gamma/beta reads; wrong on purpose).
+template <int NV, int PR, bool GB = true>
+__global__ void __launch_bounds__(WARP_BLOCK)
+    ln_warp_rows(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta,
+                 float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int rows, int cols,
+                 float eps)
+{
+    const int lane = threadIdx.x & 31, n = cols / 4;
+    const float4 *g4 = reinterpret_cast<const float4 *>(gamma), *b4 = reinterpret_cast<const float4 *>(beta);
+    const int row0 = (blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5)) * PR;
+    float4 v[PR][NV];
+    float mu[PR], r[PR];
+#pragma unroll
+    for (int p = 0; p < PR; p++) {
+        const int row = min(row0 + p, rows - 1);
+        const float4 *xr = reinterpret_cast<const float4 *>(x + (size_t)row * cols);
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int i = k * 32 + lane;
+            v[p][k] = i < n ? __ldcs(xr + i) : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < PR; p++) {
+        float s = 0.f;
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            s += (v[p][k].x + v[p][k].y) + (v[p][k].z + v[p][k].w);
+        mu[p] = warp_sum(s) / (float)cols;
+        float sdd = 0.f, sd = 0.f;
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            if (k * 32 + lane < n) {
+                float4 &w = v[p][k];
+                w.x -= mu[p], w.y -= mu[p], w.z -= mu[p], w.w -= mu[p];
+                sd += (w.x + w.y) + (w.z + w.w);
+                sdd = fmaf(w.x, w.x, fmaf(w.y, w.y, fmaf(w.z, w.z, fmaf(w.w, w.w, sdd))));
+            }
+        r[p] = rstd_from(warp_sum(sdd), warp_sum(sd), cols, eps);
+    }
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const int i = k * 32 + lane;
+        if (i >= n)
+            continue;
+        const float4 g = GB ? __ldg(g4 + i) : make_float4(1.f, 1.f, 1.f, 1.f);
+        const float4 b = GB ? __ldg(b4 + i) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int p = 0; p < PR; p++)
+            if (row0 + p < rows)
+                __stcs(reinterpret_cast<float4 *>(y + (size_t)(row0 + p) * cols) + i, norm4(v[p][k], r[p], g, b));
+    }
+    if (lane < PR && row0 + lane < rows) {
+#pragma unroll
+        for (int p = 0; p < PR; p++)
+            if (p == lane)
+                mean[row0 + p] = mu[p], rstd[row0 + p] = r[p];
+    }
+}
+
 // ---- candidates at 32768: the reference's layernorm_rs (registers + shared memory) and ----
 // ---- two ideas against the gamma/beta cost (256 KB of L2 reads per row) ----
 
@@ -519,6 +581,15 @@ template <int K, int MINB> static cudaError_t v_warp_ldg(const lnargs &a)
     return cudaGetLastError();
 }
 
+template <int PR, bool GB> static cudaError_t v_warp_rows(const lnargs &a)
+{
+    if (a.cols != 1024)
+        return cudaErrorInvalidValue;
+    const int warps = (a.rows + PR - 1) / PR;
+    ln_warp_rows<8, PR, GB><<<(warps + WARP_BLOCK / 32 - 1) / (WARP_BLOCK / 32), WARP_BLOCK>>>(A_);
+    return cudaGetLastError();
+}
+
 // `clusters` clusters of C blocks of T threads (no cluster attribute when C is 1).
 template <class Kernel>
 static cudaError_t launch_clusters(Kernel kernel, int clusters, int C, int T, size_t smem, const lnargs &a)
@@ -651,6 +722,11 @@ static const variant variants[] = {
     {"warp/ldg k=1 <= 56 regs", 1024, v_warp_ldg<1, 9>},
     {"warp/ldg k=2 64 regs", 1024, v_warp_ldg<2, 8>},
     {"warp/ldg persistent 64 regs", 1024, v_warp_ldg<0, 8>},
+    {"NEW warp x 1 row, g/b at the store", 1024, v_warp_rows<1, true>},
+    {"NEW warp x 2 rows, g/b read once for both", 1024, v_warp_rows<2, true>},
+    {"NEW warp x 4 rows, g/b read once for all", 1024, v_warp_rows<4, true>},
+    {"DIAG warp x 1 row, no g/b", 1024, v_warp_rows<1, false>, true},
+    {"DIAG warp x 2 rows, no g/b", 1024, v_warp_rows<2, false>, true},
     // 4096: block per row (the reference: 256x4, one block per row, gamma/beta via __ldg)
     {"block 256x4 gb=smem persistent (old ref)", 4096, v_block<256, 4, true, 1, -1>},
     {"block 128x8 gb=ldg np", 4096, v_block<128, 8, false, 1, 0>},
