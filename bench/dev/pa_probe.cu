@@ -16,8 +16,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/include -DPA_SRC='"../../reference/paged_attention.cu"' \
 //        bench/dev/pa_probe.cu -o build/pa_probe && build/pa_probe [KV_HEADS]
 //   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape)
-//   build/pa_probe loads SEQS HEADS KV_HEADS DIM BLOCK CTX   the reference next to a load-only
-//            ring kernel of its split at 2 to 6 stages, any head_dim (KV_HEADS 8)
+//   build/pa_probe loads SEQS HEADS KV_HEADS DIM BLOCK CTX   the reference next to the ldgsts
+//            kernel (its split and rings, loads only) at 2 to 6 stages, head_dim 64 or 128
 //   build/pa_probe all [TAG]   the six shapes of bench/peers/paged_attention.py --all-shapes
 //            and four small mixed-length cases (checked, not timed): each output checked
 //            against fp64 on the CPU (one kv head of every sequence, the lab's tolerance;
@@ -192,18 +192,51 @@ __global__ void gather_all_kernel(const paged_attention_args a, int part_tokens,
 
 __device__ __forceinline__ uint32_t sm32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
-// (a) per-warp cp.async rings, STAGES stages of 8 KB: warp w copies kv head w's 16 rows.
+// (a) per-warp cp.async rings, STAGES stages of 16 rows of K and V (8 KB at head_dim 128):
+// warp w copies kv head w's rows of 16-token tiles (a tile within one block: block >= 16).
 // Flags: LD_EVICT_FIRST (an L2 evict-first policy on the copies), LD_HINT256 (the L2::256B
 // prefetch-size hint), LD_SCAN (first a block scan of the context lengths, as the reference
 // does before its first copy), LD_SPIN (600 clocks of work per tile, about what the reference
 // computes: what a busy warp costs in bytes in flight).
 enum { LD_EVICT_FIRST = 1, LD_HINT256 = 2, LD_SCAN = 4, LD_SPIN = 8 };
-template <int STAGES, int FLAGS>
-__global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention_args a, int *sink)
+template <int D> __host__ __device__ constexpr int ld_tile_bytes() { return 2 * 16 * D * 2; }
+
+// Issues the copies of tile t (16 tokens) of sequence seq, kv head `warp`, into the ring slot
+// at shared address dst: lane l copies 16-byte chunk l % CPR of rows l / CPR, + 32 / CPR, ...
+template <int D, int FLAGS>
+__device__ __forceinline__ void ld_tile(const paged_attention_args &a, int seq, int t, int log2_bs, int warp, int lane,
+                                        uint32_t dst, uint64_t pol)
+{
+    constexpr int CPR = D / 8, RPI = 32 / CPR;
+    const size_t row_stride = (size_t)a.num_kv_heads * D;
+    const int tok0 = t * 16;
+    const size_t row0 = ((size_t)a.block_tables[(size_t)seq * a.max_blocks_per_seq + (tok0 >> log2_bs)] << log2_bs) +
+                        (tok0 & ((1 << log2_bs) - 1)) + lane / CPR;
+    const __half *kr = a.k_cache + row0 * row_stride + warp * D + (lane % CPR) * 8;
+    const __half *vr = a.v_cache + row0 * row_stride + warp * D + (lane % CPR) * 8;
+    auto cp = [&](uint32_t to, const __half *src) {
+        if (FLAGS & LD_EVICT_FIRST)
+            asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src), "l"(pol));
+        else if (FLAGS & LD_HINT256)
+            asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(to), "l"(src));
+        else
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
+    };
+    dst += lane * 16;
+#pragma unroll
+    for (int i = 0; i < 16 / RPI; i++) {
+        cp(dst + i * 512, kr + (size_t)i * RPI * row_stride);
+        cp(dst + ld_tile_bytes<D>() / 2 + i * 512, vr + (size_t)i * RPI * row_stride);
+    }
+}
+
+template <int D, int STAGES, int FLAGS>
+__global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention_args a, int log2_bs, int *sink)
 {
     PA_MARK(0);
     extern __shared__ __align__(128) unsigned char sm[];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, D = 128;
+    constexpr int TILE = ld_tile_bytes<D>();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (FLAGS & LD_SCAN) { // the reference's start: every thread reads lengths, a block sum
         __shared__ int s_sum[8];
         int v = threadIdx.x < a.num_seqs ? a.context_lens[threadIdx.x] : 0;
@@ -215,31 +248,13 @@ __global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention
         if (s_sum[0] + s_sum[7] == 0x7fffffff)
             *sink = 2;
     }
-    const long long tiles = a.max_blocks_per_seq, U = (long long)a.num_seqs * tiles; // block 16: tile = block
+    const long long tiles = (a.max_blocks_per_seq << log2_bs) / 16, U = (long long)a.num_seqs * tiles;
     const long long u0 = blockIdx.x * U / gridDim.x, u1 = (blockIdx.x + 1) * U / gridDim.x;
-    unsigned char *ring = sm + warp * STAGES * 8192;
-    const size_t row_stride = (size_t)a.num_kv_heads * D;
+    unsigned char *ring = sm + warp * STAGES * TILE;
     uint64_t pol;
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
-    auto cp = [&](uint32_t dst, const __half *src) {
-        if (FLAGS & LD_EVICT_FIRST)
-            asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "l"(pol));
-        else if (FLAGS & LD_HINT256)
-            asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-        else
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-    };
     auto load = [&](long long u, int st) {
-        int seq = (int)(u / tiles), t = (int)(u % tiles);
-        size_t row0 = (size_t)a.block_tables[(size_t)seq * a.max_blocks_per_seq + t] * 16 + lane / 16;
-        const __half *kr = a.k_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
-        const __half *vr = a.v_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
-        uint32_t dst = sm32(ring) + st * 8192 + lane * 16;
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            cp(dst + i * 512, kr + (size_t)i * 2 * row_stride);
-            cp(dst + 4096 + i * 512, vr + (size_t)i * 2 * row_stride);
-        }
+        ld_tile<D, FLAGS>(a, (int)(u / tiles), (int)(u % tiles), log2_bs, warp, lane, sm32(ring) + st * TILE, pol);
     };
     uint32_t x = 0;
     for (int k = 0; k < STAGES - 1; k++) {
@@ -255,7 +270,7 @@ __global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention
         asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
         __syncwarp();
         PA_MARK(2);
-        x ^= *reinterpret_cast<uint32_t *>(ring + st * 8192 + lane * 4);
+        x ^= *reinterpret_cast<uint32_t *>(ring + st * TILE + lane * 4);
         if (FLAGS & LD_SPIN) {
             const long long t0 = clock64();
             while (clock64() - t0 < 600)
@@ -281,22 +296,11 @@ __global__ void __launch_bounds__(256) ldgsts_dyn_kernel(const paged_attention_a
                                                          unsigned long long base, int *sink)
 {
     extern __shared__ __align__(128) unsigned char sm[];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, D = 128;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const long long tiles = a.max_blocks_per_seq, U = (long long)a.num_seqs * tiles;
     unsigned char *ring = sm + warp * STAGES * 8192;
-    const size_t row_stride = (size_t)a.num_kv_heads * D;
-    auto load = [&](long long u, int st) {
-        int seq = (int)(u / tiles), t = (int)(u % tiles);
-        size_t row0 = (size_t)a.block_tables[(size_t)seq * a.max_blocks_per_seq + t] * 16 + lane / 16;
-        const __half *kr = a.k_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
-        const __half *vr = a.v_cache + row0 * row_stride + warp * D + (lane % 16) * 8;
-        uint32_t dst = sm32(ring) + st * 8192 + lane * 16;
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + i * 512), "l"(kr + (size_t)i * 2 * row_stride));
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + 4096 + i * 512),
-                         "l"(vr + (size_t)i * 2 * row_stride));
-        }
+    auto load = [&](long long u, int st) { // head_dim 128, block 16: a tile is a block
+        ld_tile<128, 0>(a, (int)(u / tiles), (int)(u % tiles), 4, warp, lane, sm32(ring) + st * 8192, 0);
     };
     const long long per = gridDim.x; // warps sharing a counter
     auto claim = [&](long long &lo, long long &hi) { // the next chunk: [lo, hi), empty when done
@@ -357,56 +361,6 @@ __global__ void __launch_bounds__(256) ldgsts_dyn_kernel(const paged_attention_a
     }
     if (lane == 0)
         atomicAdd(&ctr[8 + warp], (unsigned long long)consumed); // checked by the host: every unit once
-    if (x == 0x12345678u)
-        *sink = 1;
-}
-
-// (a'') the reference's loads alone at any head_dim (64 or 128) and block size >= 16: warp w
-// copies kv head w's K and V rows of each 16-token tile into a STAGES-deep cp.async ring
-// (tile: 16 rows of D halves, K then V), the CTA's units split evenly as the reference does.
-// For `pa_probe loads ...`: what the memory side alone takes at the reference's ring depth.
-template <int D, int STAGES>
-__global__ void __launch_bounds__(256) ld_units_kernel(const paged_attention_args a, int log2_bs, int *sink)
-{
-    extern __shared__ __align__(128) unsigned char sm[];
-    constexpr int CPR = D / 8, RPI = 32 / CPR, TILE = 2 * 16 * D * 2; // chunks a row, rows an instruction
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const long long tiles = (a.max_blocks_per_seq << log2_bs) / 16, U = (long long)a.num_seqs * tiles;
-    const long long u0 = blockIdx.x * U / gridDim.x, u1 = (blockIdx.x + 1) * U / gridDim.x;
-    unsigned char *ring = sm + warp * STAGES * TILE;
-    const size_t row_stride = (size_t)a.num_kv_heads * D;
-    const int lrow = lane / CPR, lch = lane % CPR, mask = (1 << log2_bs) - 1;
-    auto load = [&](long long u, int st) {
-        const int seq = (int)(u / tiles), tok0 = (int)(u % tiles) * 16;
-        const int *table = a.block_tables + (size_t)seq * a.max_blocks_per_seq;
-        const size_t row0 = ((size_t)table[tok0 >> log2_bs] << log2_bs) + (tok0 & mask) + lrow;
-        const __half *kr = a.k_cache + row0 * row_stride + warp * D + lch * 8;
-        const __half *vr = a.v_cache + row0 * row_stride + warp * D + lch * 8;
-        const uint32_t dst = sm32(ring) + st * TILE + lane * 16;
-#pragma unroll
-        for (int i = 0; i < 16 / RPI; i++) {
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + i * 512), "l"(kr + (size_t)i * RPI * row_stride));
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst + TILE / 2 + i * 512),
-                         "l"(vr + (size_t)i * RPI * row_stride));
-        }
-    };
-    uint32_t x = 0;
-    for (int k = 0; k < STAGES - 1; k++) {
-        if (u0 + k < u1)
-            load(u0 + k, k);
-        asm volatile("cp.async.commit_group;\n");
-    }
-    int st = 0;
-    for (long long u = u0; u < u1; u++) {
-        if (u + STAGES - 1 < u1)
-            load(u + STAGES - 1, (st + STAGES - 1) % STAGES);
-        asm volatile("cp.async.commit_group;\n");
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
-        __syncwarp();
-        x ^= *reinterpret_cast<uint32_t *>(ring + st * TILE + lane * 4);
-        __syncwarp();
-        st = st == STAGES - 1 ? 0 : st + 1;
-    }
     if (x == 0x12345678u)
         *sink = 1;
 }
@@ -606,13 +560,13 @@ static int loads_shape(int S, int H, int KVH, int D, int BS, int T)
         row(nm, time_ms([&] { kernel<<<sms, 256, smem>>>(a, log2_bs, sink); }));
     };
     if (D == 64) {
-        ld("loads 2st", ld_units_kernel<64, 2>, 2);
-        ld("loads 3st", ld_units_kernel<64, 3>, 3);
-        ld("loads 4st", ld_units_kernel<64, 4>, 4);
-        ld("loads 6st", ld_units_kernel<64, 6>, 6);
+        ld("loads 2st", ldgsts_units_kernel<64, 2, 0>, 2);
+        ld("loads 3st", ldgsts_units_kernel<64, 3, 0>, 3);
+        ld("loads 4st", ldgsts_units_kernel<64, 4, 0>, 4);
+        ld("loads 6st", ldgsts_units_kernel<64, 6, 0>, 6);
     } else {
-        ld("loads 2st", ld_units_kernel<128, 2>, 2);
-        ld("loads 3st", ld_units_kernel<128, 3>, 3);
+        ld("loads 2st", ldgsts_units_kernel<128, 2, 0>, 2);
+        ld("loads 3st", ldgsts_units_kernel<128, 3, 0>, 3);
     }
     row("ref", time_ms([&] { paged_attention(&a, 0); }));
     return 0;
@@ -915,8 +869,8 @@ static int trace_shape(int S, int H, int KVH, int D, int BS, int T)
     if (KVH == 8 && D == 128 && BS == 16 && !getenv("PA_PROBE_VARY")) {
         int sms = 0;
         CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-        cudaFuncSetAttribute(ldgsts_units_kernel<3, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * 3 * 8192);
-        trace_phases("ldgsts (loads only)", [&] { ldgsts_units_kernel<3, 0><<<sms, 256, 8 * 3 * 8192>>>(a, sink); });
+        cudaFuncSetAttribute(ldgsts_units_kernel<128, 3, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * 3 * 8192);
+        trace_phases("ldgsts (loads only)", [&] { ldgsts_units_kernel<128, 3, 0><<<sms, 256, 8 * 3 * 8192>>>(a, 4, sink); });
     }
     return 0;
 }
@@ -976,15 +930,15 @@ int main(int argc, char **argv)
             if (KVH == 8) {
                 auto ldg = [&](const char *nm, auto kernel, int stages) {
                     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * stages * 8192);
-                    row(nm, time_ms([&] { kernel<<<prop.multiProcessorCount, 256, 8 * stages * 8192>>>(a, sink); }));
+                    row(nm, time_ms([&] { kernel<<<prop.multiProcessorCount, 256, 8 * stages * 8192>>>(a, log2_bs, sink); }));
                 };
-                ldg("ldgsts", ldgsts_units_kernel<3, 0>, 3);
-                ldg("ldg256", ldgsts_units_kernel<3, LD_HINT256>, 3);
-                ldg("ldgevf", ldgsts_units_kernel<3, LD_EVICT_FIRST>, 3);
-                ldg("ldg2st", ldgsts_units_kernel<2, 0>, 2);
-                ldg("ldgspin", ldgsts_units_kernel<3, LD_SPIN>, 3);
-                ldg("ldgscan", ldgsts_units_kernel<3, LD_SCAN>, 3);
-                ldg("ldgall", ldgsts_units_kernel<3, LD_EVICT_FIRST | LD_SCAN | LD_SPIN>, 3);
+                ldg("ldgsts", ldgsts_units_kernel<128, 3, 0>, 3);
+                ldg("ldg256", ldgsts_units_kernel<128, 3, LD_HINT256>, 3);
+                ldg("ldgevf", ldgsts_units_kernel<128, 3, LD_EVICT_FIRST>, 3);
+                ldg("ldg2st", ldgsts_units_kernel<128, 2, 0>, 2);
+                ldg("ldgspin", ldgsts_units_kernel<128, 3, LD_SPIN>, 3);
+                ldg("ldgscan", ldgsts_units_kernel<128, 3, LD_SCAN>, 3);
+                ldg("ldgall", ldgsts_units_kernel<128, 3, LD_EVICT_FIRST | LD_SCAN | LD_SPIN>, 3);
                 {
                     static unsigned long long *ctr;
                     if (!ctr)
@@ -1005,7 +959,7 @@ int main(int argc, char **argv)
                     dyn("dyn16", ldgsts_dyn_kernel<3, 16>);
                     dyn("dyn32", ldgsts_dyn_kernel<3, 32>);
                     dyn("dynguid", ldgsts_dyn_kernel<3, 0>);
-                    ldg("ldgsts", ldgsts_units_kernel<3, 0>, 3);
+                    ldg("ldgsts", ldgsts_units_kernel<128, 3, 0>, 3);
                 }
                 cudaFuncSetAttribute(tma_units_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 3 * 65536);
                 row("tma", time_ms([&] { tma_units_kernel<<<prop.multiProcessorCount, 256, 3 * 65536>>>(a, sink); }));
