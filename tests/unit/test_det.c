@@ -188,6 +188,17 @@ START_TEST(iou_no_clamp_is_wrong)
 }
 END_TEST
 
+/* At this seed the first wrong pair is two flat boxes that are also apart on one axis: the
+ * message must still name the clamp (it said "both boxes have zero area" before). */
+START_TEST(iou_no_clamp_flat_and_apart_names_the_clamp)
+{
+    tu_grade_host(&r, (tu_grade){.lab = "iou", .solution = "det_iou_host_no_clamp", .seed = 35008154138241ull,
+                                 .timeout_s = 280});
+    expect(CL_V_WRONG, "must clamp to 0");
+    ck_assert(!tu_contains(r.message, "both boxes have zero area"));
+}
+END_TEST
+
 START_TEST(iou_zero_over_zero_is_wrong)
 {
     grade("iou", "det_iou_host_nan");
@@ -245,6 +256,7 @@ int main(void)
     tcase_add_checked_fixture(eng, NULL, teardown);
     tcase_add_test(eng, iou_correct_passes_every_case);
     tcase_add_test(eng, iou_no_clamp_is_wrong);
+    tcase_add_test(eng, iou_no_clamp_flat_and_apart_names_the_clamp);
     tcase_add_test(eng, iou_zero_over_zero_is_wrong);
     tcase_add_test(eng, iou_unwritten_tail_is_wrong);
     tcase_add_test(eng, nms_greedy_passes_every_case);
