@@ -43,12 +43,19 @@ static inline float det_area_f32(det_box b)
     return w * h;
 }
 
+/* The overlap's width and height before clamping: negative where the boxes are apart on
+ * that axis. */
+static inline void det_overlap_f32(det_box a, det_box b, float *w, float *h)
+{
+    *w = det_minf(a.x2, b.x2) - det_maxf(a.x1, b.x1);
+    *h = det_minf(a.y2, b.y2) - det_maxf(a.y1, b.y1);
+}
+
 static inline float det_iou_f32(det_box a, det_box b)
 {
-    float aa = det_area_f32(a), ab = det_area_f32(b);
-    float iw = det_pos(det_minf(a.x2, b.x2) - det_maxf(a.x1, b.x1));
-    float ih = det_pos(det_minf(a.y2, b.y2) - det_maxf(a.y1, b.y1));
-    float inter = iw * ih;
+    float aa = det_area_f32(a), ab = det_area_f32(b), ow, oh;
+    det_overlap_f32(a, b, &ow, &oh);
+    float inter = det_pos(ow) * det_pos(oh);
     float uni = (aa + ab) - inter;
     return uni > 0.0f ? inter / uni : 0.0f;
 }

@@ -213,8 +213,8 @@ static int check_one(cl_run *run, const iou_state *s, int i, int j, float got)
     snprintf(where, sizeof where, "out[%d][%d]", i, j);
     const det_box *a = &s->a[i], *b = &s->b[j];
     const char *why = "";
-    /* the overlap's extents before clamping: negative where the boxes are apart on an axis */
-    const float ow = fminf(a->x2, b->x2) - fmaxf(a->x1, b->x1), oh = fminf(a->y2, b->y2) - fmaxf(a->y1, b->y1);
+    float ow, oh;
+    det_overlap_f32(*a, *b, &ow, &oh);
     if (isnan(got))
         why = " (NaN: never written, or 0/0 when both areas are zero)";
     else if (exp == 0.0f && (ow < 0.0f || oh < 0.0f)) /* apart: the likelier bug, even for two flat boxes */

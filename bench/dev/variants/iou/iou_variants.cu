@@ -3,8 +3,8 @@
 // write-only ceiling), in one process. bench/dev/variants/iou/run.sh builds it once per knob
 // set (-DIOU_... as reference/iou.cu documents them) and prints one line per build:
 //   TAG  ms  GB/s  % of cudaMemset  max error / tolerance (or "not checked")
-// The check: 64 rows spread over the output, every column, against the README's fp32 formula
-// on the CPU with lab.yaml's tolerance (rel 4e-6; an expected 0 exactly 0). Builds with
+// The check: 64 rows spread over the output, every column, against the checker's fp32 IoU
+// (grader/labs/det_boxes.h) with lab.yaml's tolerance (rel 4e-6; an expected 0 exactly 0). Builds with
 // IOU_OUT_ROWS or IOU_STORE_ONLY are diagnostics (their output is wrong on purpose).
 // Timed with bench/peers/cuda_timing.cuh (L2 flushed before every run, median of RUNS).
 #include <cmath>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/peers/cuda_timing.cuh"
+#include "grader/labs/det_boxes.h" // det_iou_f32: the checker's IoU
 #ifndef IOU_SRC
 #define IOU_SRC "reference/iou.cu"
 #endif
@@ -43,15 +44,6 @@ __global__ void hash_words(const unsigned *p, size_t n, unsigned long long *h)
     atomicAdd(h, acc);
 }
 
-static float cpu_iou(const float *a, const float *b)
-{
-    auto area = [](const float *q) { return std::fmax(q[2] - q[0], 0.f) * std::fmax(q[3] - q[1], 0.f); };
-    const float iw = std::fmax(std::fmin(a[2], b[2]) - std::fmax(a[0], b[0]), 0.f);
-    const float ih = std::fmax(std::fmin(a[3], b[3]) - std::fmax(a[1], b[1]), 0.f);
-    const float inter = iw * ih, uni = (area(a) + area(b)) - inter;
-    return uni > 0.f ? inter / uni : 0.f;
-}
-
 int main(int argc, char **argv)
 {
     const int runs = argc > 1 ? atoi(argv[1]) : 30, m = 4096, n = 50000;
@@ -75,7 +67,10 @@ int main(int argc, char **argv)
             const int i = k == 63 ? m - 1 : k * (m / 63);
             BENCH_CK(cudaMemcpy(row.data(), out + (size_t)i * n, (size_t)n * 4, cudaMemcpyDeviceToHost));
             for (int j = 0; j < n; j++) {
-                const float want = cpu_iou(&ha[4 * (size_t)i], &hb[4 * (size_t)j]);
+                const float want = det_iou_f32(det_box{ha[4 * (size_t)i], ha[4 * (size_t)i + 1], ha[4 * (size_t)i + 2],
+                                                       ha[4 * (size_t)i + 3]},
+                                               det_box{hb[4 * (size_t)j], hb[4 * (size_t)j + 1], hb[4 * (size_t)j + 2],
+                                                       hb[4 * (size_t)j + 3]});
                 const double e = want == 0.f ? (row[j] == 0.f ? 0.0 : INFINITY) : std::fabs(row[j] - want) / (4e-6 * want);
                 if (!(e <= worst))
                     worst = e; // NaN sticks
