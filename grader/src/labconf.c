@@ -104,9 +104,14 @@ static int read_cases(cl_yaml *y, cl_ynode *seq, int bench, cl_lab *lab, cl_err 
                 int on;
                 cl_err not_bool;
                 if ((c->sanitize = cl_sanitize_bit(cl_yaml_str(vn))) == 0) {
-                    if (cl_yaml_as_bool(y, vn, "sanitize", &on, &not_bool))
-                        return cl_yaml_errf(y, vn, err, "sanitize must be true, false or one compute-sanitizer "
-                                                        "tool (memcheck, racecheck)");
+                    if (cl_yaml_as_bool(y, vn, "sanitize", &on, &not_bool)) {
+                        char names[64] = "";
+                        for (int t = 0; t < CL_SAN_TOOLS; t++)
+                            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", t ? ", " : "",
+                                     cl_sanitize_tools[t]);
+                        return cl_yaml_errf(y, vn, err,
+                                            "sanitize must be true, false or one compute-sanitizer tool (%s)", names);
+                    }
                     c->sanitize = on ? CL_SAN_ALL : 0;
                 }
             } else {
