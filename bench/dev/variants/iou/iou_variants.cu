@@ -5,7 +5,7 @@
 //   TAG  ms  GB/s  % of cudaMemset  max error / tolerance (or "not checked")
 // The check: 64 rows spread over the output, every column, against the checker's fp32 IoU
 // (grader/labs/det_boxes.h) with lab.yaml's tolerance (rel 4e-6; an expected 0 exactly 0). Builds with
-// IOU_OUT_ROWS or IOU_STORE_ONLY are diagnostics (their output is wrong on purpose).
+// IOU_NO_STORE, IOU_OUT_ROWS or IOU_STORE_ONLY are diagnostics (their output is wrong on purpose).
 // Timed with bench/peers/cuda_timing.cuh (L2 flushed before every run, median of RUNS).
 #include <cmath>
 #include <cstdio>

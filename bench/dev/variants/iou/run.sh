@@ -9,11 +9,13 @@ mkdir -p "$OUT"
 here=bench/dev/variants/iou
 bin=$(mktemp -d)
 arch=${ARCH:--arch=native}
-# tag: flags (L2: rows written over the first 16, which stay in L2: the issue rate without DRAM)
-VARIANTS=${VARIANTS:-"reference:;fdividef:-DIOU_FAST_DIV=0;L2:-DIOU_OUT_ROWS=16;fdividef-L2:-DIOU_FAST_DIV=0 -DIOU_OUT_ROWS=16;\
-L2-store-only:-DIOU_OUT_ROWS=16 -DIOU_STORE_ONLY=1;no-store:-DIOU_NO_STORE=1;fdividef-no-store:-DIOU_FAST_DIV=0 -DIOU_NO_STORE=1;\
-slots2-min6:-DIOU_ALIGNED_SLOTS=2 -DIOU_MIN_BLOCKS=6;slots2-min6-no-store:-DIOU_ALIGNED_SLOTS=2 -DIOU_MIN_BLOCKS=6 -DIOU_NO_STORE=1;\
-batch4:-DIOU_ALIGNED_BATCH=4;batch4-no-store:-DIOU_ALIGNED_BATCH=4 -DIOU_NO_STORE=1;rows16-no-store:-DIOU_ALIGNED_ROWS=16 -DIOU_NO_STORE=1"}
+# tag: flags. "before": the aligned kernel before 2026-11-27 (one slot a thread, __fdividef
+# everywhere). no-store: the stores disabled (the instruction rate, in GB/s of output it would
+# write); L2: every row written over the first 16, which stay in L2.
+before="-DIOU_FAST_DIV=0 -DIOU_ALIGNED_SLOTS=1 -DIOU_ALIGNED_MIN_BLOCKS=8"
+VARIANTS=${VARIANTS:-"reference:;before:$before;no-store:-DIOU_NO_STORE=1;before-no-store:$before -DIOU_NO_STORE=1;\
+fdividef:-DIOU_FAST_DIV=0;L2:-DIOU_OUT_ROWS=16;L2-store-only:-DIOU_OUT_ROWS=16 -DIOU_STORE_ONLY=1;\
+rows16-no-store:-DIOU_ALIGNED_ROWS=16 -DIOU_NO_STORE=1;batch4-no-store:-DIOU_ALIGNED_BATCH=4 -DIOU_NO_STORE=1"}
 t0=$(date +%s)
 IFS=';' read -ra list <<< "$VARIANTS"
 for v in "${list[@]}"; do
