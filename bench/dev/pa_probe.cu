@@ -842,6 +842,14 @@ template <class F> static void trace_phases(const char *what, F fn)
         if (t[(c * PA_TRACE_POINTS + 4) * 2 + 1])
             ends.emplace_back(((double)t[(c * PA_TRACE_POINTS + 4) * 2 + 1] - (double)t0) / 1e3, c);
     std::sort(ends.rbegin(), ends.rend());
+    // when the CTAs end, as percentiles: a wide spread means some SMs get less bandwidth,
+    // and what a kernel does after its last loads lands on the slowest of them
+    if (!ends.empty()) {
+        printf("  exit percentiles (us):");
+        for (int q : {0, 10, 25, 50, 75, 90, 95, 99, 100})
+            printf(" p%d %.1f", q, ends[(ends.size() - 1) * (100 - q) / 100].first);
+        printf("\n");
+    }
     printf("  last to end: CTA (last data, last computed, first exit, last exit)\n   ");
     for (size_t i = 0; i < ends.size() && i < 6; i++) {
         const int c = ends[i].second;

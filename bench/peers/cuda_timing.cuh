@@ -77,6 +77,31 @@ template <class F> static bench_timing bench_time(F fn, int runs = 30, int warmu
     return {t[runs / 2], t.front(), t.back()};
 }
 
+// Two calls timed as bench_time times one, their runs interleaved in the order f g g f f g ...
+// (each pair in turn reversed). Timed in two blocks, one after the other, the second call
+// runs on a GPU the first has heated to its power limit: on an H100 at 8192^3 whichever GEMM
+// ran second was 6-15% slower, either way round. Interleaved in a fixed order, the call in
+// second place was faster at 1024^3, by 5-10%, for both GEMMs (cause not found); reversing
+// every other pair gives each call each place equally often. out[0] is f's, out[1] g's.
+template <class F, class G> static void bench_time_pair(F f, G g, bench_timing out[2], int runs = 30, int warmup = 3)
+{
+    std::vector<float> t[2];
+    for (int r = 0; r < runs; r++) {
+        const int w = r == 0 ? warmup : 0;
+        bench_timing a, b;
+        if (r % 2 == 0)
+            a = bench_time(f, 1, w), b = bench_time(g, 1, w);
+        else
+            b = bench_time(g, 1, w), a = bench_time(f, 1, w);
+        t[0].push_back((float)a.median_ms);
+        t[1].push_back((float)b.median_ms);
+    }
+    for (int i = 0; i < 2; i++) {
+        std::sort(t[i].begin(), t[i].end());
+        out[i] = {t[i][runs / 2], t[i].front(), t[i].back()};
+    }
+}
+
 // One result line, as _timing.py's emit(): bytes_moved > 0 adds GB/s, flops > 0 TFLOP/s.
 static void bench_emit(const char *lab, const char *shape, const char *peer, bench_timing t, double bytes_moved,
                        double flops, const char *extra_json = "")

@@ -3,8 +3,9 @@
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Ilabs/include -Igrader/include \
 //        -Ibench/peers bench/shapes/gemm_shapes.cu -lcublas -lcuda -o build/gemm_shapes
 //   build/gemm_shapes M,N,K[,pos] [M,N,K[,pos] ...]      (",pos": inputs in [0, 1) instead of [-1, 1))
-// Per shape: both timed as every peer is (bench/peers/cuda_timing.cuh), and the reference's C
-// checked twice:
+// Per shape: both timed as every peer is (bench/peers/cuda_timing.cuh), their runs interleaved
+// (bench_time_pair: a GPU at its power limit otherwise favours whichever runs first), and the
+// reference's C checked twice:
 //   - against cuBLAS's (both accumulate in fp32: relative Frobenius difference < 1e-2, which a
 //     dropped tile, a lost split-K partial or a wrong edge exceeds by far);
 //   - on sampled elements (the four corners, the rows and columns at tile edges, random ones)
@@ -129,7 +130,17 @@ int main(int argc, char **argv)
         BENCH_CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
         auto floor_kernel = [&] { write_c_only<<<4 * sms, 256>>>(reinterpret_cast<uint4 *>(Cref), (size_t)M * N * 2 / 16); };
         bench_timing tf = bench_time(floor_kernel), te = bench_time([] { empty_kernel<<<1, 32>>>(); });
-        bench_timing tc = bench_time(cublas), tr = bench_time(ours);
+        // cuBLAS and the reference interleaved (bench_time_pair); GS_ORDER=blocks times them one
+        // after the other as before (cuBLAS's 30 runs, then the reference's), to show the bias
+        bench_timing tc, tr;
+        const char *order = getenv("GS_ORDER");
+        if (order && !strcmp(order, "blocks")) {
+            tc = bench_time(cublas), tr = bench_time(ours);
+        } else {
+            bench_timing both[2];
+            bench_time_pair(cublas, ours, both);
+            tc = both[0], tr = both[1];
+        }
         BENCH_CK(cudaGetLastError());
         BENCH_CK(cudaDeviceSynchronize());
 
