@@ -129,7 +129,8 @@ def gemm_section(extra):
         print("\n(gemm shapes: no result; see extra/gemm_shapes.err)")
         return
     print("\n**gemm at the issue's shapes** (`bench/shapes/gemm_shapes.cu`: the reference and cuBLAS in one "
-          "process, L2 evicted before each run, median of 30; the reference's C checked against cuBLAS's; "
+          "process, their runs interleaved (each pair's order reversed in turn), L2 evicted before each run, "
+          "median of 30; the reference's C checked against cuBLAS's; "
           "`torch.matmul` from `bench/peers/gemm.py --shapes`)\n")
     print("| M x N x K | reference | cuBLAS | reference / cuBLAS | target | torch.matmul | checked |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
