@@ -20,10 +20,12 @@
  * on its width, so that each SM has enough bytes in flight:
  *  - cols <= 1024: a warp per row (4 per block), reductions with warp shuffles only, one
  *    warp per row launched (no loop over rows): the hardware hands out blocks as SMs free
- *    up, so no SM is left with a row more than the others at the end. gamma and beta are
- *    read with __ldg when y is written: they stay in L1/L2 (8 KB), which measured better
- *    than copying them into shared memory once per block (that needs a barrier and
- *    smem, and a persistent grid to pay off);
+ *    up, so no SM is left with a row more than the others at the end. gamma and beta (8 KB,
+ *    L1 hits) are loaded into registers right after the mean, so their latency passes
+ *    during the variance's shuffles rather than at the stores, where a warp has nothing in
+ *    flight (the reason is at the kernel); that measured better than reading them at the
+ *    stores, and than copying them into shared memory once per block (that needs a barrier
+ *    and smem, and a persistent grid to pay off);
  *  - cols <= 16384: a block per row (256 to 1024 threads x 4 float4 each, the row in
  *    registers), one block per row, gamma and beta through L1/L2 as above;
  *  - cols <= 32768 (128 KB a row): a 1024-thread block per row with 4 float4 a thread in
@@ -45,7 +47,9 @@
  * Measured (H100, variant harness, 2026-11-26; % of cudaMemcpy D2D, 3037 GB/s; bytes as
  * the lab counts them: x, y, gamma, beta, mean, rstd):
  *   65536 x 1024:  warp per row, persistent grid, gamma/beta in smem 94.3% -> one warp per
- *                  row launched, gamma/beta via __ldg 97.0%;
+ *                  row launched, gamma/beta via __ldg at the stores 97.0% -> gamma/beta in
+ *                  registers after the mean, 4 blocks per SM 98.0% (2026-11-27: 96.8% for
+ *                  the version before in the same process);
  *   16384 x 4096:  256 x 4 block, persistent, gamma/beta in smem 92.5% -> one block per
  *                  row, gamma/beta via __ldg 98.1% (128 x 8: 97.2%);
  *   2048 x 32768:  1024 x 8 block, row in registers 90.4% -> 1024 x (4 regs + 4 smem)
@@ -147,11 +151,34 @@ __device__ __forceinline__ float4 norm4(float4 d, float r, float4 g, float4 b)
 
 /* ---- cols <= 1024: a warp per row, 4 rows per block ---- */
 
+/* A lane's part of a row of n (VEC-wide) items: item k*32 + lane into dst[VEC*k..], zeros past
+ * the end. STREAM: x, read once (__ldcs); otherwise gamma or beta, read by every row (__ldg). */
+template <int NV, int VEC, bool STREAM>
+__device__ __forceinline__ void lane_load(const float *__restrict__ p, int n, int lane, float (&dst)[NV * VEC])
+{
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const int i = k * 32 + lane;
+        if constexpr (VEC == 4) {
+            const float4 *p4 = reinterpret_cast<const float4 *>(p) + i;
+            const float4 t = i < n ? (STREAM ? __ldcs(p4) : __ldg(p4)) : make_float4(0.f, 0.f, 0.f, 0.f);
+            dst[4 * k] = t.x, dst[4 * k + 1] = t.y, dst[4 * k + 2] = t.z, dst[4 * k + 3] = t.w;
+        } else {
+            dst[k] = i < n ? (STREAM ? __ldcs(p + i) : __ldg(p + i)) : 0.f;
+        }
+    }
+}
+
 /* VEC = 4: lane holds float4 k*32 + lane, k < NV; VEC = 1: element k*32 + lane.
- * VEC = 4: at most 64 registers a thread (8 blocks of 128 threads per SM), which hold
- * NV = 8 float4 without spilling (the 4-byte path needs more: no limit there). */
+ * gamma and beta are loaded into registers right after the mean, so their latency (L1 hits:
+ * 8 KB at 1024 columns) passes during the variance's shuffles instead of at the stores: a
+ * warp that is storing has nothing in flight, so every cycle added there costs bandwidth.
+ * That needs 128 registers a thread at NV = 8 (4 blocks of 128 threads per SM, half the
+ * warps of the 64-register version) and is still faster: 65536 x 1024 on an H100, 96.8 ->
+ * 98.0% of the copy bandwidth (gamma and beta read at the stores, 8 blocks per SM; the same
+ * kernel without gamma and beta at all: 98.7%). */
 template <int NV, int VEC>
-__global__ void __launch_bounds__(WARP_BLOCK, VEC == 4 ? 8 : 1)
+__global__ void __launch_bounds__(WARP_BLOCK, VEC == 4 ? 4 : 1)
     layernorm_warp(const float *__restrict__ x, const float *__restrict__ gamma,
                    const float *__restrict__ beta, float *__restrict__ y, float *__restrict__ mean,
                    float *__restrict__ rstd, int rows, int cols, float eps)
@@ -162,23 +189,15 @@ __global__ void __launch_bounds__(WARP_BLOCK, VEC == 4 ? 8 : 1)
         return;
     const float *xr = x + (size_t)row * cols;
     float *yr = y + (size_t)row * cols;
-    float v[NV * VEC];
+    float v[NV * VEC], g[NV * VEC], b[NV * VEC];
+    lane_load<NV, VEC, true>(xr, n, lane, v);
     float s = 0.f;
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        const int i = k * 32 + lane;
-        if constexpr (VEC == 4) {
-            const float4 t = i < n ? __ldcs(reinterpret_cast<const float4 *>(xr) + i)
-                                   : make_float4(0.f, 0.f, 0.f, 0.f);
-            v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
-        } else {
-            v[k] = i < n ? __ldcs(xr + i) : 0.f;
-        }
-    }
 #pragma unroll
     for (int j = 0; j < NV * VEC; j++)
         s += v[j];
     const float mu = warp_sum(s) / (float)cols;
+    lane_load<NV, VEC, false>(gamma, n, lane, g);
+    lane_load<NV, VEC, false>(beta, n, lane, b);
     float sdd = 0.f, sd = 0.f;
 #pragma unroll
     for (int k = 0; k < NV; k++)
@@ -195,12 +214,13 @@ __global__ void __launch_bounds__(WARP_BLOCK, VEC == 4 ? 8 : 1)
         const int i = k * 32 + lane;
         if (i < n) {
             if constexpr (VEC == 4) {
-                const float4 d = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
+                const int j = 4 * k;
                 __stcs(reinterpret_cast<float4 *>(yr) + i,
-                       norm4(d, r, __ldg(reinterpret_cast<const float4 *>(gamma) + i),
-                             __ldg(reinterpret_cast<const float4 *>(beta) + i)));
+                       norm4(make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]), r,
+                             make_float4(g[j], g[j + 1], g[j + 2], g[j + 3]),
+                             make_float4(b[j], b[j + 1], b[j + 2], b[j + 3])));
             } else {
-                __stcs(yr + i, fmaf(v[k] * r, __ldg(gamma + i), __ldg(beta + i)));
+                __stcs(yr + i, fmaf(v[k] * r, g[k], b[k]));
             }
         }
     }
