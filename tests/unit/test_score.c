@@ -336,6 +336,26 @@ START_TEST(gemm_ladder)
 }
 END_TEST
 
+/* Every case past the excellent tier: the aggregate is the cap, and the report says so
+ * rather than leaving 80% next to cases at 97-98%. */
+START_TEST(the_report_says_when_the_aggregate_is_the_cap)
+{
+    cl_result r;
+    double f[] = {0.98, 0.97};
+    graded(&lab, &r, f, 2);
+    snprintf(r.gpu, sizeof r.gpu, "Test GPU");
+    r.read_gbps = 1000.0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cl_report_text(&r, mem, 0);
+    fclose(mem);
+    ck_assert_msg(strstr(text, "98.0%") && strstr(text, "97.0%"), "%s", text);
+    ck_assert_msg(strstr(text, "(each case counted up to the excellent tier) -> "), "%s", text);
+    free(text);
+}
+END_TEST
+
 START_TEST(the_report_names_the_case_that_holds_it_down)
 {
     cl_result r;
@@ -353,6 +373,7 @@ START_TEST(the_report_names_the_case_that_holds_it_down)
     ck_assert_msg(strstr(text, "95.0%") && strstr(text, "30.0%") && strstr(text, "slow"), "%s", text);
     ck_assert_msg(strstr(text, "geometric mean"), "%s", text);
     ck_assert_msg(strstr(text, "held down by 'case 1' (30.0%, slow)"), "%s", text);
+    ck_assert_msg(!strstr(text, "counted up to"), "nothing was capped: %s", text);
     free(text);
     /* JSON, and back (the classroom keeps reports as JSON) */
     json_t *j = cl_result_to_json(&r);
@@ -395,6 +416,7 @@ int main(void)
     tcase_add_test(tc, transpose_kernels);
     tcase_add_test(tc, gemm_ladder);
     tcase_add_test(tc, the_report_names_the_case_that_holds_it_down);
+    tcase_add_test(tc, the_report_says_when_the_aggregate_is_the_cap);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
