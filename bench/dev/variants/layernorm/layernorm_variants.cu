@@ -27,6 +27,11 @@
 //                   beta) loaded into registers with x or after the mean, fewer blocks per SM
 //                   for the registers (round 5, 2026-11-27: 97.9 / 98.0% against 96.8% for
 //                   the reference of then: now the reference);
+//   NEW rs early g/b: T R+S, first E   ln_rs_early: layernorm_rs with the gamma/beta of its
+//                   first E chunks loaded into registers after the mean (round 5: 512 4+12
+//                   first 2 94.9 / 95.2% against the reference's 94.3 / 94.6% in two runs;
+//                   first 3 or 4, 2+14, 256 8+24: slower. Not taken: +0.6 points, and two
+//                   blocks of 96 KB do not fit an A100's SM, which keeps rs 1024 4+4);
 //   warp/ldg ...    a warp per row, gamma/beta via __ldg; k=K: K rows per warp, persistent:
 //                   as many blocks as fit;
 //   block TxNV ...  layernorm_block (a cluster of C of them per row for C > 1): "np" one
@@ -250,6 +255,78 @@ __global__ void __launch_bounds__(WARP_BLOCK, MINB)
 
 // ---- candidates at 32768: the reference's layernorm_rs (registers + shared memory) and ----
 // ---- two ideas against the gamma/beta cost (256 KB of L2 reads per row) ----
+
+// layernorm_rs with the gamma/beta of its first E float4 chunks (of R + S) loaded into
+// registers right after the mean, so their L2 latency passes during the variance's block
+// reduction instead of at the start of the stores (the lesson of 1024 columns, where the
+// same move took the warp kernel from 96.8 to 98.0%). MINB blocks per SM for the registers.
+template <int T, int R, int S, int E, int MINB>
+__global__ void __launch_bounds__(T, MINB)
+    ln_rs_early(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta,
+                float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int cols, float eps)
+{
+    extern __shared__ float4 srow_e[];
+    __shared__ float red_s[32], red_dd[32], red_d[32];
+    const int row = blockIdx.x, n = cols / 4, t = threadIdx.x;
+    const float4 *xr = reinterpret_cast<const float4 *>(x + (size_t)row * cols);
+    float4 *yr = reinterpret_cast<float4 *>(y + (size_t)row * cols);
+    const float4 *g4 = reinterpret_cast<const float4 *>(gamma), *b4 = reinterpret_cast<const float4 *>(beta);
+    const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
+    auto idx = [&](int k) { return k * T + t; }; // chunk k of R + S: float4 k*T + t of the row
+#pragma unroll
+    for (int k = 0; k < S; k++) {
+        const int i = idx(R + k);
+        if (i < n)
+            copy16_async(&srow_e[k * T + t], xr + i);
+        else
+            srow_e[k * T + t] = z;
+    }
+    float4 v[R], ge[E > 0 ? E : 1], be[E > 0 ? E : 1];
+    float s = 0.f;
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+        const int i = idx(k);
+        v[k] = i < n ? __ldcs(xr + i) : z;
+        s += sum4(v[k]);
+    }
+    copy16_wait_all();
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        s += sum4(srow_e[k * T + t]);
+    const float mu = block_sum<T>(s, red_s) / (float)cols;
+#pragma unroll
+    for (int k = 0; k < E; k++) {
+        const int i = min(idx(k), n - 1);
+        ge[k] = __ldg(g4 + i), be[k] = __ldg(b4 + i);
+    }
+    float sdd = 0.f, sd = 0.f;
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        if (idx(k) < n) {
+            const float4 d = sub4(v[k], mu);
+            sd += sum4(d), sdd = sq4(d, sdd);
+        }
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        if (idx(R + k) < n) {
+            const float4 d = sub4(srow_e[k * T + t], mu);
+            sd += sum4(d), sdd = sq4(d, sdd);
+        }
+    block_sum2<T>(sdd, sd, red_dd, red_d);
+    const float r = rstd_from(sdd, sd, cols, eps), m = mu + sd / (float)cols;
+#pragma unroll
+    for (int k = 0; k < R + S; k++) {
+        const int i = idx(k);
+        if (i < n) {
+            const float4 xv = k < R ? v[k < R ? k : 0] : srow_e[(k - R) * T + t];
+            const float4 g = k < E ? ge[k < E ? k : 0] : __ldg(g4 + i);
+            const float4 b = k < E ? be[k < E ? k : 0] : __ldg(b4 + i);
+            __stcs(yr + i, norm4(sub4(xv, m), r, g, b));
+        }
+    }
+    if (t == 0)
+        mean[row] = m, rstd[row] = r;
+}
 
 // K rows per block, back to back: as soon as a thread has written slot k of row r (its own
 // shared slot), it requests slot k of row r + 1 with cp.async, so the next row's shared part
@@ -727,6 +804,21 @@ template <int T, int R, int S> static cudaError_t v_rs(const lnargs &a)
     layernorm_rs<T, R, S><<<a.rows, T, smem>>>(a.x, a.g, a.b, a.y, a.mean, a.rstd, a.cols, a.eps);
     return cudaGetLastError();
 }
+template <int T, int R, int S, int E, int MINB> static cudaError_t v_rs_early(const lnargs &a)
+{
+    const size_t smem = (size_t)S * T * sizeof(float4);
+    if (a.cols / 4 > T * (R + S) || a.cols % 4)
+        return cudaErrorInvalidValue;
+    static bool set = false;
+    if (!set) {
+        cudaError_t e = cudaFuncSetAttribute(ln_rs_early<T, R, S, E, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+        set = true;
+    }
+    ln_rs_early<T, R, S, E, MINB><<<a.rows, T, smem>>>(a.x, a.g, a.b, a.y, a.mean, a.rstd, a.cols, a.eps);
+    return cudaGetLastError();
+}
 template <int T, int R, int S, int K> static cudaError_t v_rs_stream(const lnargs &a)
 {
     const size_t smem = (size_t)S * T * sizeof(float4);
@@ -818,6 +910,14 @@ static const variant variants[] = {
     // 32768 (the reference: rs 1024 4 reg + 4 smem)
     {"block 1024x8 gb=ldg np (old ref)", 32768, v_block<1024, 8, false, 1, 0>},
     {"rs 512: 4 reg + 12 smem, gb=ldg", 32768, v_rs<512, 4, 12>},
+    {"NEW rs early g/b: 512 4+12, first 4", 32768, v_rs_early<512, 4, 12, 4, 2>},
+    {"NEW rs early g/b: 512 4+12, first 2", 32768, v_rs_early<512, 4, 12, 2, 2>},
+    {"NEW rs early g/b: 256 8+24, first 8", 32768, v_rs_early<256, 8, 24, 8, 2>},
+    {"NEW rs early g/b: 512 4+12, first 3", 32768, v_rs_early<512, 4, 12, 3, 2>},
+    {"NEW rs early g/b: 512 2+14, first 2", 32768, v_rs_early<512, 2, 14, 2, 2>},
+    {"NEW rs early g/b: 512 2+14, first 4", 32768, v_rs_early<512, 2, 14, 4, 2>},
+    {"NEW rs early g/b: 512 2+14, first 5", 32768, v_rs_early<512, 2, 14, 5, 2>},
+    {"rs 256: 8 reg + 24 smem, gb=ldg", 32768, v_rs<256, 8, 24>},
     {"DIAG rs 1024 4+4, g/b from 4 KB", 32768, v_rs_diag<1024, 4, 4, 1>, true},
     {"DIAG rs 1024 4+4, no g/b", 32768, v_rs_diag<1024, 4, 4, 2>, true},
     {"DIAG rs 512 4+12, g/b from 4 KB", 32768, v_rs_diag<512, 4, 12, 1>, true},
