@@ -336,20 +336,28 @@ START_TEST(gemm_ladder)
 }
 END_TEST
 
+/* reduce's lab graded with these fractions on a "Test GPU" of 1000 GB/s, and its text
+ * report (the caller frees it) */
+static char *graded_report(cl_result *r, const double *fractions, int n)
+{
+    graded(&lab, r, fractions, n);
+    snprintf(r->gpu, sizeof r->gpu, "Test GPU");
+    r->read_gbps = 1000.0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    cl_report_text(r, mem, 0);
+    fclose(mem);
+    return text;
+}
+
 /* Every case past the excellent tier: the aggregate is the cap, and the report says so
  * rather than leaving 80% next to cases at 97-98%. */
 START_TEST(the_report_says_when_the_aggregate_is_the_cap)
 {
     cl_result r;
     double f[] = {0.98, 0.97};
-    graded(&lab, &r, f, 2);
-    snprintf(r.gpu, sizeof r.gpu, "Test GPU");
-    r.read_gbps = 1000.0;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cl_report_text(&r, mem, 0);
-    fclose(mem);
+    char *text = graded_report(&r, f, 2);
     ck_assert_msg(strstr(text, "98.0%") && strstr(text, "97.0%"), "%s", text);
     ck_assert_msg(strstr(text, "(each case counted up to the excellent tier) -> "), "%s", text);
     free(text);
@@ -360,15 +368,8 @@ START_TEST(the_report_names_the_case_that_holds_it_down)
 {
     cl_result r;
     double f[] = {0.95, 0.30};
-    graded(&lab, &r, f, 2);
-    snprintf(r.gpu, sizeof r.gpu, "Test GPU");
-    r.read_gbps = 1000.0;
     /* text: every case's fraction and tier, the aggregate, the points, the limiting case */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    cl_report_text(&r, mem, 0);
-    fclose(mem);
+    char *text = graded_report(&r, f, 2);
     ck_assert_msg(strstr(text, "read-only bandwidth 1000 GB/s"), "%s", text);
     ck_assert_msg(strstr(text, "95.0%") && strstr(text, "30.0%") && strstr(text, "slow"), "%s", text);
     ck_assert_msg(strstr(text, "geometric mean"), "%s", text);
