@@ -368,17 +368,13 @@ static void print_perf_summary(const cl_result *r, FILE *f)
     fprintf(f, CL_T("    %s%s:%s %.1f%% of %s"), D,
             r->aggregate == CL_AGG_SLOWEST ? CL_T("slowest case") : CL_T("geometric mean"), Z, r->perf_fraction * 100,
             CL_T(cl_ceiling_name((cl_ceiling)r->ceiling)));
-    /* every case at or past the excellent tier: the aggregate is that tier's threshold (the
-     * cap), not the kernel's speed, which the case lines above show */
-    int capped = r->tier && !strcmp(r->tier, "excellent"), above = 0;
-    for (int i = 0; i < r->ncases && capped; i++) {
-        const cl_case_result *c = &r->cases[i];
-        if (c->bench && c->tier) {
-            capped = c->fraction >= r->perf_fraction - 1e-9;
-            above |= c->fraction > r->perf_fraction + 1e-9;
-        }
-    }
-    if (capped && above)
+    /* An excellent aggregate is the tier's threshold itself (score.c caps every case there),
+     * so where a case went past it, say the number is the cap and not the kernel's speed */
+    int capped = 0;
+    if (r->tier && cl_verdict_from_name(r->tier) == CL_V_EXCELLENT)
+        for (int i = 0; i < r->ncases; i++)
+            capped |= r->cases[i].bench && r->cases[i].tier && r->cases[i].fraction > r->perf_fraction + 1e-9;
+    if (capped)
         fprintf(f, "%s", CL_T(" (each case counted up to the excellent tier)"));
     if (r->perf_points > 0 || r->score > 0)
         fprintf(f, CL_T(" -> %.1f performance points"), r->perf_points);
