@@ -13,8 +13,7 @@
 //
 // What the reference does at the bench widths (since 2026-11-26, reference/layernorm.cu):
 //   1024:  one warp per row launched (4 per block), gamma/beta into registers after the mean
-//          (since 2026-11-27: "g+b after the mean" below; before, via __ldg at the store, as
-//          "warp/ldg k=1");
+//          (since 2026-11-27, round 5; before, via __ldg at the store, as "warp/ldg k=1");
 //   4096:  one 256 x 4-float4 block per row launched, gamma/beta via __ldg;
 //   32768: layernorm_rs<1024, 4, 4>: 1024 threads, 4 float4 a thread in registers + 4 in
 //          shared memory (cp.async), two blocks per SM; gamma/beta via __ldg (94.5%).
@@ -23,10 +22,10 @@
 // not fit in shared memory next to the row), and one more block reduction (the variance: two
 // barriers in total, like softmax's max and sum, so the reductions are not the difference).
 // Variants:
-//   NEW early ... / g+b after the mean   ln_warp_early: one warp per row launched, gamma (and
-//                   beta) loaded into registers with x or after the mean, fewer blocks per SM
-//                   for the registers (round 5, 2026-11-27: 97.9 / 98.0% against 96.8% for
-//                   the reference of then: now the reference);
+//   NEW early ...   ln_warp_early: one warp per row launched, gamma (and beta) loaded into
+//                   registers with x, fewer blocks per SM for the registers (round 5,
+//                   2026-11-27: 97.9% against 96.8% for the reference of then; loading them
+//                   after the mean instead, 98.0%, is now the reference);
 //   NEW rs early g/b: T R+S, first E   ln_rs_early: layernorm_rs with the gamma/beta of its
 //                   first E chunks loaded into registers after the mean (round 5: 512 4+12
 //                   first 2 94.9 / 95.2% against the reference's 94.3 / 94.6% in two runs;
@@ -190,14 +189,15 @@ __global__ void __launch_bounds__(WARP_BLOCK)
 // One row per warp launched (the reference's shape), gamma and beta loaded earlier than at the
 // store, so their L1 latency overlaps the x loads or the reductions instead of lengthening
 // the store phase (while a warp stores it has nothing in flight). EARLY = 1: gamma issued
-// with x, beta at the store; 2: both with x; 3: both after the mean (during the variance's
-// shuffles). Costs registers: MINB blocks of 4 warps an SM asked of ptxas.
+// with x, beta at the store; 2: both with x (both after the mean is the reference's
+// layernorm_warp now). Costs registers: MINB blocks of 4 warps an SM asked of ptxas.
 template <int EARLY, int MINB>
 __global__ void __launch_bounds__(WARP_BLOCK, MINB)
     ln_warp_early(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta,
                   float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int rows, int cols,
                   float eps)
 {
+    static_assert(EARLY == 1 || EARLY == 2, "EARLY: 1 or 2");
     constexpr int NV = 8;
     const int lane = threadIdx.x & 31, n = cols / 4;
     const int row = blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5);
@@ -212,28 +212,18 @@ __global__ void __launch_bounds__(WARP_BLOCK, MINB)
         const int i = k * 32 + lane;
         v[k] = i < n ? __ldcs(xr + i) : make_float4(0.f, 0.f, 0.f, 0.f);
     }
-    if (EARLY == 1 || EARLY == 2) {
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int i = min(k * 32 + lane, n - 1);
-            g[k] = __ldg(g4 + i);
-            if (EARLY == 2)
-                b[k] = __ldg(b4 + i);
-        }
+    for (int k = 0; k < NV; k++) {
+        const int i = min(k * 32 + lane, n - 1);
+        g[k] = __ldg(g4 + i);
+        if (EARLY == 2)
+            b[k] = __ldg(b4 + i);
     }
     float s = 0.f;
 #pragma unroll
     for (int k = 0; k < NV; k++)
         s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     const float mu = warp_sum(s) / (float)cols;
-    if (EARLY == 3) {
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int i = min(k * 32 + lane, n - 1);
-            g[k] = __ldg(g4 + i);
-            b[k] = __ldg(b4 + i);
-        }
-    }
     float sdd = 0.f, sd = 0.f;
 #pragma unroll
     for (int k = 0; k < NV; k++)
@@ -902,7 +892,6 @@ static const variant variants[] = {
     {"NEW early gamma (with x), 7 blocks/SM", 1024, v_warp_early<1, 7>},
     {"NEW early gamma (with x), 6 blocks/SM", 1024, v_warp_early<1, 6>},
     {"NEW early g+b (with x), 4 blocks/SM", 1024, v_warp_early<2, 4>},
-    {"NEW g+b after the mean, 4 blocks/SM", 1024, v_warp_early<3, 4>},
     // 4096: block per row (the reference: 256x4, one block per row, gamma/beta via __ldg)
     {"block 256x4 gb=smem persistent (old ref)", 4096, v_block<256, 4, true, 1, -1>},
     {"block 128x8 gb=ldg np", 4096, v_block<128, 8, false, 1, 0>},
