@@ -15,7 +15,8 @@
 // several lengths separates a fixed cost (launches, ramp-up, tail, combine) from the rate.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/include -DPA_SRC='"../../reference/paged_attention.cu"' \
 //        bench/dev/pa_probe.cu -o build/pa_probe && build/pa_probe [KV_HEADS]
-//   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape)
+//   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape,
+//            timed as bench/peers/paged_attention.py times SDPA)
 //   build/pa_probe loads SEQS HEADS KV_HEADS DIM BLOCK CTX   the reference next to the ldgsts
 //            kernel (its split and rings, loads only) at 2 to 6 stages, head_dim 64 or 128
 //   build/pa_probe all [TAG]   the six shapes of bench/peers/paged_attention.py --all-shapes
@@ -24,9 +25,14 @@
 //            WRONG when it fails), timed with bench/peers/cuda_timing.cuh (L2 flushed,
 //            median of 30), as a fraction of a read-only kernel timed the same way in this
 //            process (1 GiB); round 2 built one per variant of the reference (git 574df88,
-//            bench/dev/variants/paged_attention/run.sh)
+//            bench/dev/variants/paged_attention/run.sh); PA_PROBE_ONLY=203 runs those shapes,
+//            in that order; PA_PROBE_REST_MS (default 2000) idles the GPU before each
+//   PA_PROBE_KV_GAP=KB: K and V in one allocation, V that far after K (their distance in
+//            memory: no effect on an H100, 0 KB to 64 MB)
 //   with -DPA_PROBE_TRACE: build/pa_probe_trace trace SEQS ... CTX (when each CTA's phases begin and end)
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
@@ -462,6 +468,7 @@ struct pa_batch {
     double bytes; // what must move, as the lab counts it
     int pool;
     std::vector<int> lens, table; // host copies: context lengths, block tables [S][nb]
+    bool kv_one = false;          // K and V share one allocation (PA_PROBE_KV_GAP)
 
     pa_batch(int S, int H, int KVH, int D, int BS, int T, bool vary)
     {
@@ -472,8 +479,15 @@ struct pa_batch {
         int *tables, *lens;
         CK(cudaMalloc(&q, (size_t)S * H * D * 2));
         CK(cudaMalloc(&out, (size_t)S * H * D * 2));
-        CK(cudaMalloc(&k, cache_elems * 2));
-        CK(cudaMalloc(&v, cache_elems * 2));
+        if (const char *gap = getenv("PA_PROBE_KV_GAP")) { // K and V in one allocation, V GAP KB after K's end
+            const size_t g = (size_t)atol(gap) << 10;
+            CK(cudaMalloc(&k, cache_elems * 4 + g));
+            v = k + cache_elems + g / 2;
+            kv_one = true;
+        } else {
+            CK(cudaMalloc(&k, cache_elems * 2));
+            CK(cudaMalloc(&v, cache_elems * 2));
+        }
         CK(cudaMalloc(&tables, (size_t)S * nb * 4));
         CK(cudaMalloc(&lens, S * 4));
         fill_kernel<<<1024, 256>>>((uint32_t *)q, (size_t)S * H * D / 2, 1);
@@ -505,7 +519,8 @@ struct pa_batch {
         cudaFree((void *)a.q);
         cudaFree(a.out);
         cudaFree((void *)a.k_cache);
-        cudaFree((void *)a.v_cache);
+        if (!kv_one)
+            cudaFree((void *)a.v_cache);
         cudaFree((void *)a.block_tables);
         cudaFree((void *)a.context_lens);
     }
@@ -518,7 +533,11 @@ static int one_shape(int S, int H, int KVH, int D, int BS, int T)
     pa_batch b(S, H, KVH, D, BS, T, getenv("PA_PROBE_VARY") != nullptr);
     const paged_attention_args &a = b.a;
     const double bytes = b.bytes;
-    const float ms = time_ms([&] { paged_attention(&a, 0); });
+    // Timed as SDPA is timed beside it (bench_time, as bench/peers/_timing.py: L2 flushed, then a
+    // wait of ~150 us with the GPU nearly idle). PA_PROBE_READ_FLUSH=1: as this file's other
+    // modes, right after a 256 MB read (0.5-1% slower on an H100: the GPU is not rested).
+    const float ms = getenv("PA_PROBE_READ_FLUSH") ? time_ms([&] { paged_attention(&a, 0); })
+                                                   : (float)bench_time([&] { paged_attention(&a, 0); }, 30, 3).median_ms;
     if (const char *dump = getenv("PA_PROBE_DUMP")) { // the output, for comparing two builds
         std::vector<__half> h((size_t)S * H * D);
         CK(cudaMemcpy(h.data(), a.out, h.size() * 2, cudaMemcpyDeviceToHost));
@@ -752,8 +771,22 @@ static int all_shapes(const char *tag)
     const int shapes[6][6] = {{64, 32, 8, 128, 16, 4096}, {64, 32, 32, 128, 16, 4096}, {64, 32, 8, 64, 32, 4096},
                               {1, 32, 8, 128, 16, 32768},  {256, 32, 8, 128, 16, 1024}, {32, 64, 8, 128, 16, 4096}};
     bool ok = true;
-    for (const auto &sh : shapes)
+    std::vector<int> order = {0, 1, 2, 3, 4, 5};
+    if (const char *only = getenv("PA_PROBE_ONLY")) { // "2,0,2": these shapes (0-5), in this order
+        order.clear();
+        for (const char *p = only; *p; p++)
+            if (*p >= '0' && *p <= '5')
+                order.push_back(*p - '0');
+    }
+    // 2 s idle before each shape: right after the 1.4 ms MHA shape's runs, head_dim 64 ran 15%
+    // slower (0.222 against 0.190 ms, H100); with the pause, as in a process of its own
+    const int rest_ms = getenv("PA_PROBE_REST_MS") ? atoi(getenv("PA_PROBE_REST_MS")) : 2000;
+    for (const int i : order) {
+        const int *sh = shapes[i];
+        if (rest_ms > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(rest_ms));
         ok &= run_checked(tag, sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], false, false, ro);
+    }
     // mixed lengths (sequence 0 at the maximum, the others 1..max): the cut-group paths
     const int mixed[4][6] = {{24, 32, 8, 128, 16, 3000}, {9, 64, 8, 64, 32, 5000}, {5, 16, 16, 128, 32, 9000},
                              {3, 32, 4, 128, 16, 20000}};
