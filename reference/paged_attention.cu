@@ -840,18 +840,23 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
         fprintf(stderr, "paged_attention: the kernel does not fit on an SM (%zu bytes of shared memory)\n", smem);
         return -1;
     }
+    // Scratch: the merge counters, the wide notes, the partial outputs (read as float4 by the
+    // wide merge: each part starts on 16 bytes, whatever the count of counters), their (m, l).
     const size_t rows = (size_t)grid * 2 * pl.warps * pl.hpc, counters = (size_t)grid * pl.warps;
-    unsigned long long *scratch = (unsigned long long *)cudalab_scratch(
-        counters * (sizeof(unsigned long long) + sizeof(pa_wide)) + rows * (D + 2) * sizeof(float));
+    auto up16 = [](size_t n) { return (n + 15) & ~(size_t)15; };
+    const size_t off_wide = up16(counters * sizeof(unsigned long long));
+    const size_t off_po = off_wide + up16(counters * sizeof(pa_wide));
+    const size_t off_pml = off_po + rows * D * sizeof(float);
+    unsigned char *scratch = (unsigned char *)cudalab_scratch(off_pml + rows * sizeof(float2));
     if (!scratch) {
         fprintf(stderr, "paged_attention: no scratch memory for %zu partial rows\n", rows);
         return -1;
     }
     pl.epoch = next_epoch();
-    pl.arrived = scratch;
-    pl.wide = reinterpret_cast<pa_wide *>(scratch + counters);
-    pl.po = reinterpret_cast<float *>(pl.wide + counters);
-    pl.pml = reinterpret_cast<float2 *>(pl.po + rows * D);
+    pl.arrived = reinterpret_cast<unsigned long long *>(scratch);
+    pl.wide = reinterpret_cast<pa_wide *>(scratch + off_wide);
+    pl.po = reinterpret_cast<float *>(scratch + off_po);
+    pl.pml = reinterpret_cast<float2 *>(scratch + off_pml);
     // A sequence spans about grid / (sequences x chunks) CTAs. With few sequences a group is
     // cut into many partials: too many for one warp to merge at the end, and too many CTAs
     // contending for one counter. Then a second kernel merges them, many CTAs at once.
