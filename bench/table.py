@@ -162,8 +162,8 @@ def pa_section(extra, read_gbps):
         print("\n(paged_attention shapes: no result; see extra/pa_shapes.err)")
         return
     print("\n**paged_attention at every shape** (the reference through `bench/dev/pa_probe.cu shape`, one "
-          "process, L2 evicted, median of 30; SDPA's fastest backend on the same data laid out contiguously, "
-          "`bench/peers/paged_attention.py --all-shapes`)\n")
+          "process per shape, timed as SDPA is: L2 evicted, ~150 us idle, median of 30; SDPA's fastest "
+          "backend on the same data laid out contiguously, `bench/peers/paged_attention.py --all-shapes`)\n")
     print("| shape | reference | of read-only | SDPA | SDPA of read-only | reference vs SDPA | target |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for s, t, h, kvh, d, bs, ms, gbps in found:
