@@ -21,6 +21,7 @@
 // gamma and beta (256 KB of L2 reads per row, next to 128 KB read + 128 KB written; they do
 // not fit in shared memory next to the row), and one more block reduction (the variance: two
 // barriers in total, like softmax's max and sum, so the reductions are not the difference).
+// LN_ONLY=text runs only the variants whose name contains it (the reference always runs).
 // Variants:
 //   NEW early ...   ln_warp_early: one warp per row launched, gamma (and beta) loaded into
 //                   registers with x, fewer blocks per SM for the registers (round 5,
@@ -877,6 +878,13 @@ struct variant {
     cudaError_t (*fn)(const lnargs &);
     bool diag = false; // a diagnostic: its output is wrong on purpose, only its time counts
 };
+// LN_ONLY=text: only the variants whose name contains it (and always the reference)
+static bool selected(const variant &v)
+{
+    const char *only = getenv("LN_ONLY");
+    return !only || !strcmp(v.name, "reference") || strstr(v.name, only);
+}
+
 
 static const variant variants[] = {
     {"reference", 0, v_ref},
@@ -1074,7 +1082,7 @@ static int run_cases(void)
         BENCH_CK(cudaMemcpy(b, hb.data(), c.cols * 4, cudaMemcpyHostToDevice));
         const lnargs a{x, g, b, y, mean, rstd, c.rows, c.cols, c.eps};
         for (const variant &v : variants) {
-            if (v.cols && v.cols != c.cols)
+            if ((v.cols && v.cols != c.cols) || !selected(v))
                 continue;
             BENCH_CK(cudaMemset(y, 0xff, n * 4));
             BENCH_CK(cudaMemset(mean, 0xff, c.rows * 4));
@@ -1159,7 +1167,7 @@ int main(int argc, char **argv)
         const double bytes = (2.0 * n + 2.0 * cols + 2.0 * rows) * 4;
         printf("\n## %d x %d\n", rows, cols);
         for (const variant &v : variants) {
-            if (v.cols && v.cols != cols)
+            if ((v.cols && v.cols != cols) || !selected(v))
                 continue;
             BENCH_CK(cudaMemset(y, 0xff, n * 4)); // NaN: whatever is not written fails
             BENCH_CK(cudaMemset(mean, 0xff, rows * 4));
