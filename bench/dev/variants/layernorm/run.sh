@@ -13,7 +13,7 @@ ARCH=${ARCH:--gencode arch=compute_90a,code=sm_90a}
     echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo nogit) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
     t0=$(date +%s)
     nvcc -std=c++17 -O3 $ARCH -I. -Ilabs/include -Igrader/include -Xcompiler -fopenmp \
-        bench/dev/variants/layernorm/layernorm_variants.cu -o "$BIN" -lgomp
+        bench/dev/variants/layernorm/layernorm_variants.cu -o "$BIN" -lgomp -lcuda
     echo "# compiled in $(( $(date +%s) - t0 )) s"
     OMP_NUM_THREADS=${OMP_NUM_THREADS:-16} "$BIN" "${RUNS:-30}" || echo "# layernorm_variants exited with $?"
     echo "# total $(( $(date +%s) - t0 )) s"
