@@ -51,8 +51,15 @@
 // shared stores (40 registers whatever the tile); "ldcoh" (coherent asm loads and a barrier
 // after them) keeps them all ahead (56 registers at 128x64, 80 at 128x128). All within
 // 96.2-97.2% against the reference's 96.9 / 97.1% in the same process: more bytes in flight
-// a thread does not move the transpose. TV_ONLY=a,b runs only the variants whose names
-// contain a or b (and the reference).
+// a thread does not move the transpose.
+// Round 6 ("R6" lines, 2026-11-27, a twelfth session): a persistent TMA pipeline (ttma, sm_90):
+// tensor-map loads of TR x 32 (or 2 x 32) fp32 boxes with the 128-byte swizzle into a ring of
+// STAGES, a 4x4 block a thread through shared memory, TMA stores of 32 x 32 boxes. Bitwise
+// correct everywhere, and slower: 74-83% with the L2 256-byte promotion, 90.5-91% without
+// promotion (or 64/128 B), 91.5-93.3% with 64-column tiles (two boxes, 256-byte runs),
+// against the reference's 96.9 / 97.2% in the same process; its loads alone (no stores, a
+// diagnostic) read 1 GiB in 0.38 ms, 2.8 TB/s, below the read-only ceiling.
+// TV_ONLY=a,b runs only the variants whose names contain a or b (and the reference).
 // Copy kernels of the same bytes show what the copy rate itself depends on.
 //
 // Correctness: `in` holds bench_uniform(i, seed); a check kernel compares every element
@@ -62,6 +69,8 @@
 //
 // Build and run: bash bench/dev/variants/transpose/run.sh   (writes $OUT/transpose.txt)
 #include <cstdint>
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -473,6 +482,130 @@ __global__ void check(const float *out, int rows, int cols, unsigned seed, unsig
         atomicAdd(bad, nb);
 }
 
+
+// ---- round 6: a persistent TMA pipeline (sm_90) ----
+// Each CTA walks its tiles (TR rows of `in` x 32 columns) with a ring of STAGES tiles in
+// flight: thread 0 issues cp.async.bulk.tensor loads (128-byte swizzle, completion on an
+// mbarrier), the CTA's 2*TR threads each move one 4x4 block from the ring into an output
+// tile (32 rows of `out` x TR columns, also 128-byte swizzled, NBUF of them), and thread 0
+// writes each output tile with TMA stores (TR / 32 boxes of 32 x 32). No thread holds a
+// load in a register, the copy engine keeps STAGES * TR * 128 bytes a CTA in flight.
+// Bank conflicts: a quarter-warp's 8 lanes take q = lane % 8 (float4 column of the input
+// tile) and row group rg = ((q + s) & 7) + 8h, s and h from the quarter-warp index; then
+// both its shared loads (chunk q ^ row % 8) and its shared stores (chunk rg % 8 ^ out row
+// % 8) fall in 8 different bank groups.
+PFN_cuTensorMapEncodeTiled_v12000 g_encode_tiled = nullptr;
+
+__device__ __forceinline__ uint32_t su32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+template <int TR, int STAGES, int NBUF, bool STORE = true, int NC = 1>
+__global__ void __launch_bounds__(2 * TR * NC)
+    ttma(const __grid_constant__ CUtensorMap tin, const __grid_constant__ CUtensorMap tout, int tiles_r, long long tiles)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int BOX = TR * 128, TILE = NC * BOX; // bytes of an input tile (TR rows x 128 B) = an output tile (32 x TR * 4)
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t *smem = reinterpret_cast<uint8_t *>(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *sin = smem, *sout = smem + STAGES * TILE;
+    __shared__ __align__(8) uint64_t full[STAGES];
+    const int tid = threadIdx.x;
+    const long long step = gridDim.x;
+    auto issue = [&](int s, long long t) {
+        const int r0 = (int)(t % tiles_r) * TR, c0 = (int)(t / tiles_r) * 32 * NC;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(su32(&full[s])), "r"(TILE) : "memory");
+        for (int n = 0; n < NC; n++)
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+                         su32(sin + s * TILE + n * BOX)),
+                     "l"(reinterpret_cast<uint64_t>(&tin)), "r"(su32(&full[s])), "r"(c0 + 32 * n), "r"(r0)
+                     : "memory");
+    };
+    if (tid == 0) {
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tin)) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tout)) : "memory");
+        for (int s = 0; s < STAGES; s++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(su32(&full[s])) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        for (int s = 0; s < STAGES; s++) {
+            const long long t = blockIdx.x + s * step;
+            if (t < tiles)
+                issue(s, t);
+        }
+    }
+    __syncthreads();
+    const int half = tid / (2 * TR), i = tid & 7, w = (tid % (2 * TR)) >> 3;
+    const int q = i, rg = ((i + (w & 7)) & 7) + 8 * (w >> 3);
+    int it = 0;
+    for (long long t = blockIdx.x; t < tiles; t += step, it++) {
+        const int s = it % STAGES, b = it % NBUF;
+        const uint32_t parity = (uint32_t)(it / STAGES) & 1u;
+        const uint32_t bar = su32(&full[s]);
+        for (;;) {
+            uint32_t done;
+            asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                         : "=r"(done)
+                         : "r"(bar), "r"(parity)
+                         : "memory");
+            if (done)
+                break;
+        }
+        float4 v[4];
+        const uint8_t *src = sin + s * TILE + half * BOX;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int r = 4 * rg + k;
+            v[k] = *reinterpret_cast<const float4 *>(src + r * 128 + ((q ^ (r & 7)) << 4));
+        }
+        uint8_t *dst = sout + b * TILE + half * BOX + (rg >> 3) * 4096;
+        const float c[4][4] = {{v[0].x, v[1].x, v[2].x, v[3].x},
+                               {v[0].y, v[1].y, v[2].y, v[3].y},
+                               {v[0].z, v[1].z, v[2].z, v[3].z},
+                               {v[0].w, v[1].w, v[2].w, v[3].w}};
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int o = 4 * q + j;
+            *reinterpret_cast<float4 *>(dst + o * 128 + (((rg & 7) ^ (o & 7)) << 4)) =
+                make_float4(c[j][0], c[j][1], c[j][2], c[j][3]);
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        __syncthreads();
+        if (tid == 0) {
+            const int r0 = (int)(t % tiles_r) * TR, c0 = (int)(t / tiles_r) * 32 * NC;
+#pragma unroll
+            for (int h = 0; h < (STORE ? NC * TR / 32 : 0); h++)
+                asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                                 reinterpret_cast<uint64_t>(&tout)),
+                             "r"(su32(sout + b * TILE + h * 4096)), "r"(r0 + 32 * (h % (TR / 32))), "r"(c0 + 32 * (h / (TR / 32)))
+                             : "memory");
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            const long long tn = t + STAGES * step;
+            if (tn < tiles)
+                issue(s, tn);
+            asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(NBUF - 2) : "memory");
+        }
+    }
+    if (tid == 0)
+        asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#endif
+}
+
+static bool tma_map(CUtensorMap *m, const float *p, int rows, int cols, int box_rows, CUtensorMapL2promotion promo)
+{
+    if (!g_encode_tiled) {
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult qr;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &qr) != cudaSuccess ||
+            qr != cudaDriverEntryPointSuccess || !fn)
+            return false;
+        g_encode_tiled = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+    }
+    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    cuuint64_t strides[1] = {(cuuint64_t)cols * 4};
+    cuuint32_t box[2] = {32, (cuuint32_t)box_rows};
+    cuuint32_t es[2] = {1, 1};
+    return g_encode_tiled(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float *>(p), dims, strides, box, es,
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promo,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
 } // namespace tv
 
 using namespace tv;
@@ -551,6 +684,42 @@ static void launch_traw(const float *in, float *out, int rows, int cols, int, in
     const int tiles_r = (rows + 63) / 64, tiles_c = (cols + 63) / 64;
     const int grp_r = (tiles_r + NTR - 1) / NTR, grp_c = (tiles_c + NTC - 1) / NTC;
     traw<NTR, NTC, T, LM, LD, ST><<<(unsigned)((long long)grp_r * grp_c), T, smem>>>(in, out, rows, cols, grp_c);
+}
+
+
+template <int TR, int STAGES, int NBUF, int PER_SM, int PROMO = 3, bool STORE = true, int NC = 1>
+static void launch_ttma(const float *in, float *out, int rows, int cols, int, int, int sms)
+{
+    if (rows % 4 || cols % 4) {
+        transpose(in, out, rows, cols, 0);
+        return;
+    }
+    const int smem = (STAGES + NBUF) * NC * TR * 128 + 1024;
+    static bool shown = false;
+    if (!shown) {
+        BENCH_CK(cudaFuncSetAttribute(ttma<TR, STAGES, NBUF, STORE, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        int per_sm = 0;
+        BENCH_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ttma<TR, STAGES, NBUF, STORE, NC>, 2 * TR * NC, smem));
+        printf("  [ttma NC%d TR%d S%d B%d: %d B smem, %d CTAs per SM fit, %d launched per SM]\n", NC, TR, STAGES, NBUF, smem, per_sm,
+               PER_SM);
+        shown = true;
+    }
+    static CUtensorMap tin, tout; // encoded once per (pointers, shape): host time would count in the timing
+    static const float *m_in = nullptr, *m_out = nullptr;
+    static int m_rows = -1, m_cols = -1;
+    if (m_in != in || m_out != out || m_rows != rows || m_cols != cols) {
+        if (!tma_map(&tin, in, rows, cols, TR, (CUtensorMapL2promotion)PROMO) ||
+            !tma_map(&tout, out, cols, rows, 32, (CUtensorMapL2promotion)PROMO)) {
+            printf("ttma: tensor map refused\n");
+            return;
+        }
+        m_in = in, m_out = out, m_rows = rows, m_cols = cols;
+    }
+    const long long tiles = (long long)((rows + TR - 1) / TR) * ((cols + 32 * NC - 1) / (32 * NC));
+    long long grid = (long long)PER_SM * sms;
+    if (grid > tiles)
+        grid = tiles;
+    ttma<TR, STAGES, NBUF, STORE, NC><<<(unsigned)grid, 2 * TR * NC, smem>>>(tin, tout, (rows + TR - 1) / TR, tiles);
 }
 
 static void launch_ref(const float *in, float *out, int rows, int cols, int, int, int)
@@ -668,6 +837,27 @@ static std::vector<Variant> variants()
     v.push_back({"R5 t3 128x64 T256 colmajor ldcoh st", launch_t3<128, 64, 256, 0, LDH_COH, STH_PLAIN, false, true>, 0, 0});
     v.push_back({"R5 t3 64x128 T256 colmajor ldcoh st", launch_t3<64, 128, 256, 0, LDH_COH, STH_PLAIN, false, true>, 0, 0});
     v.push_back({"R5 t3 128x128 T256 colmajor ldcoh st", launch_t3<128, 128, 256, 0, LDH_COH, STH_PLAIN, false, true>, 0, 0});
+    // round 6: the persistent TMA pipeline (sm_90): TR rows x 32 cols, STAGES loads in flight
+    v.push_back({"R6 tma 64 S8 B4 x2", launch_ttma<64, 8, 4, 2>, 0, 0});
+    v.push_back({"R6 tma 64 S12 B4 x2", launch_ttma<64, 12, 4, 2>, 0, 0});
+    v.push_back({"R6 tma 64 S4 B4 x3", launch_ttma<64, 4, 4, 3>, 0, 0});
+    v.push_back({"R6 tma 64 S6 B3 x4", launch_ttma<64, 6, 3, 4>, 0, 0});
+    v.push_back({"R6 tma 128 S6 B3 x1", launch_ttma<128, 6, 3, 1>, 0, 0});
+    v.push_back({"R6 tma 128 S8 B4 x1", launch_ttma<128, 8, 4, 1>, 0, 0});
+    v.push_back({"R6 tma 128 S4 B3 x2", launch_ttma<128, 4, 2 + 1, 2>, 0, 0});
+    v.push_back({"R6 tma 256 S4 B2 x1", launch_ttma<256, 4, 2, 1>, 0, 0});
+    v.push_back({"R6 tma 64 S8 B4 x2 promo none", launch_ttma<64, 8, 4, 2, 0>, 0, 0});
+    v.push_back({"R6 tma 64 S8 B4 x2 promo 128B", launch_ttma<64, 8, 4, 2, 2>, 0, 0});
+    v.push_back({"R6 tma 128 S6 B3 x1 promo none", launch_ttma<128, 6, 3, 1, 0>, 0, 0});
+    v.push_back({"R6 DIAG tma 64 S8 B4 x2, no stores", launch_ttma<64, 8, 4, 2, 3, false>, 0, 0});
+    v.push_back({"R6 DIAG tma 64 S8 B4 x2 promo none, no stores", launch_ttma<64, 8, 4, 2, 0, false>, 0, 0});
+    // 64 columns a tile (two 32-column boxes: 256-byte runs of each row of `in`)
+    v.push_back({"R6 tma2 64x64 S4 B3 x2 promo none", launch_ttma<64, 4, 3, 2, 0, true, 2>, 0, 0});
+    v.push_back({"R6 tma2 64x64 S4 B3 x2 promo 256B", launch_ttma<64, 4, 3, 2, 3, true, 2>, 0, 0});
+    v.push_back({"R6 tma2 64x64 S6 B4 x1 promo none", launch_ttma<64, 6, 4, 1, 0, true, 2>, 0, 0});
+    v.push_back({"R6 tma2 64x64 S3 B2 x3 promo none", launch_ttma<64, 3, 2, 3, 0, true, 2>, 0, 0});
+    v.push_back({"R6 tma2 128x64 S4 B2 x1 promo none", launch_ttma<128, 4, 2, 1, 0, true, 2>, 0, 0});
+    v.push_back({"R6 tma 64 S8 B4 x2 promo 64B", launch_ttma<64, 8, 4, 2, 1>, 0, 0});
     // TV_ONLY=a,b,...: only the variants whose names contain one of these (and the reference)
     if (const char *only = getenv("TV_ONLY")) {
         std::vector<Variant> keep;
