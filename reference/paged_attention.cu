@@ -14,13 +14,14 @@
 //   of bytes, to within one unit. Fixed 512-token partitions (4096 CTAs of 4 warps for the
 //   bench shape: 15.5 waves) cost a tail and a second kernel to combine them: 4% (measured).
 // - A range that starts or ends inside a sequence holds a piece of that group: a partial
-//   result (max, sum, unnormalised output). The warp finishing a piece first reads the
-//   group's counter: when every other piece is already in, it folds their partials into
-//   its registers and writes the output, leaving nothing behind (the usual case at the end
-//   of the kernel, where it saves a store, a fence and an atomic); otherwise it leaves its
-//   partial in scratch, counts itself in, and whoever is counted last merges. The counters
-//   carry the call's epoch in their high bits, so a stale value counts as zero and nothing
-//   has to clear them.
+//   result (max, sum, unnormalised output). A warp finishing a piece at the end of its
+//   CTA's run first reads the group's counter: when every other piece is already in, it
+//   folds their partials into its registers and writes the output, leaving nothing behind
+//   (the usual case at the end of the kernel, where it saves a store, a fence and an
+//   atomic); otherwise, and always for a piece that ends mid-run (rarely the last one in),
+//   it leaves its partial in scratch, counts itself in, and whoever is counted last merges.
+//   The counters carry the call's epoch in their high bits, so a stale value counts as zero
+//   and nothing has to clear them.
 // - Few sequences (a long context over few groups): every CTA cuts the same groups, so the
 //   partials are merged by a second, small kernel, many CTAs at once (pa_wide_merge_kernel),
 //   instead of by one warp after every CTA has contended for one counter. It launches one CTA
@@ -433,15 +434,16 @@ __device__ __forceinline__ void pa_online_softmax(const pa_lane &ln, const pa_cu
     }
     float mx_lo = fmaxf(fmaxf(s0[0], s0[1]), fmaxf(s1[0], s1[1]));
     float mx_hi = fmaxf(fmaxf(s0[2], s0[3]), fmaxf(s1[2], s1[3]));
-#pragma unroll
-    for (int off = 1; off < 4; off *= 2) {
-        mx_lo = fmaxf(mx_lo, __shfl_xor_sync(0xffffffffu, mx_lo, off));
-        mx_hi = fmaxf(mx_hi, __shfl_xor_sync(0xffffffffu, mx_hi, off));
-    }
     // Lazy rescaling: the reference maximum moves only when a score exceeds it by more than
     // 2^8, so p <= 256 (exact enough in fp16) and the accumulator is rescaled a few times
-    // per sequence instead of at every tile where a maximum grows.
+    // per sequence instead of at every tile where a maximum grows. Each lane tests its own
+    // scores; only when one passes does the warp reduce the row maxima (4 shuffles).
     if (__any_sync(0xffffffffu, mx_lo > sg.m_lo + PA_LAZY || mx_hi > sg.m_hi + PA_LAZY)) {
+#pragma unroll
+        for (int off = 1; off < 4; off *= 2) {
+            mx_lo = fmaxf(mx_lo, __shfl_xor_sync(0xffffffffu, mx_lo, off));
+            mx_hi = fmaxf(mx_hi, __shfl_xor_sync(0xffffffffu, mx_hi, off));
+        }
         const float mn_lo = fmaxf(sg.m_lo, mx_lo), mn_hi = fmaxf(sg.m_hi, mx_hi); // finite: the tile has a token
         const float al_lo = exp2f(sg.m_lo - mn_lo), al_hi = exp2f(sg.m_hi - mn_hi);
         sg.m_lo = mn_lo;
@@ -515,7 +517,7 @@ __device__ __forceinline__ void pa_write_partial(const pa_plan &pl, const pa_lan
 template <int D>
 __device__ __forceinline__ bool pa_merge_cut_group(const paged_attention_args &a, const pa_plan &pl, const pa_lane &ln,
                                                    const pa_cursor &cu, long long gstart, long long U, long long grid,
-                                                   int c, bool first_seg, pa_segment<D> &sg)
+                                                   int c, bool first_seg, bool at_end, pa_segment<D> &sg)
 {
     const int lane = ln.lane, warp = ln.warp;
     const long long gend = gstart + cu.ntile;
@@ -524,7 +526,10 @@ __device__ __forceinline__ bool pa_merge_cut_group(const paged_attention_args &a
     unsigned long long *counter = pl.arrived + (size_t)first * pl.warps + warp;
     bool write_out = false;
     int others_in = 0;
-    if (!pl.wide_merge && lane == 0)
+    // Only a piece that ends the CTA's run looks first: one that ends mid-run is almost never
+    // the last of its group to finish (the others end with their CTAs' runs), and the look
+    // is a round trip to L2 while the warp's copies wait (32 x 4096 at 64 / 8 heads: 1%).
+    if (!pl.wide_merge && lane == 0 && at_end)
         others_in = arrivals(ld_acquire(counter), pl.epoch);
     others_in = __shfl_sync(0xffffffffu, others_in, 0);
     if (others_in == ncon - 1 && !pl.wide_merge) {
@@ -672,7 +677,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
             }
             bool write_out = seg_whole && group_end;
             if (!write_out)
-                write_out = pa_merge_cut_group<D>(a, pl, ln, cu, u0 + k - cu.t, U, grid, c, first_seg, sg);
+                write_out = pa_merge_cut_group<D>(a, pl, ln, cu, u0 + k - cu.t, U, grid, c, first_seg, k == n_my - 1, sg);
             if (write_out)
                 pa_write_output<D>(a, pl, ln, cu, sg);
             seg_new = true;
