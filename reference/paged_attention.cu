@@ -39,17 +39,23 @@
 //   p = 0 could still be NaN. Address arithmetic is kept out of the per-row loop: it was
 //   half of all instructions in a first version. The copies carry an L2 evict-first policy:
 //   K and V are read once, so they leave L2 to q, the tables and the partials (0.8% faster).
-// - Tensor Cores (mma.sync m16n8k16, fp16 in, fp32 accumulate), the group's query heads as
-//   the 16 rows: S = Q K^T for 16 tokens is 16 MMAs at head_dim 128, O += P V another 16;
-//   on CUDA cores the same is ~1000 FMAs and shuffles per 16 tokens.
-// - FlashAttention-2's register trick: the S accumulator fragment is laid out as the A
-//   operand of P V, so probabilities never leave registers. ldmatrix loads K as it is (B of
-//   Q K^T) and V with .trans; 16-byte chunks are swizzled (chunk ^ row % 8) so the 8 rows an
-//   ldmatrix reads fall in 8 different bank groups.
+// - Tensor Cores (mma.sync m16n8k16, fp16 in, fp32 accumulate), transposed ("swap AB"): a
+//   group has at most 8 query heads, so they are the N = 8 of the MMA and the tile's 16
+//   tokens its M. S^T = K Q^T for 16 tokens is 8 MMAs at head_dim 128, O^T += V^T P^T
+//   another 8. With the heads as the M = 16 rows (the usual layout) half or more of every
+//   MMA was padding: 16 + 16 MMAs, twice the accumulator registers (232 registers a thread
+//   against 128 now), and 1.2% slower at 32 x 4096 with 64 / 8 heads and at head_dim 64,
+//   0.4% on the bench shape (H100). On CUDA cores the same is ~1000 FMAs and shuffles per
+//   16 tokens.
+// - The probabilities never leave registers (FlashAttention-2's trick, transposed): the
+//   scores' fragment holds P by tokens, the B operand of V^T P^T wants P^T by heads, and one
+//   movmatrix per 8x8 half transposes it in registers. ldmatrix loads K as it is (A of
+//   K Q^T) and V with .trans (A of V^T P^T); 16-byte chunks are swizzled (chunk ^ row % 8)
+//   so the 8 rows an ldmatrix reads fall in 8 different bank groups.
 // - Online softmax in the log2 domain (scale * log2(e) applied to the fp32 scores, exp2f),
 //   with lazy rescaling (the reference maximum moves only when a score passes it by 2^8).
 // Precision: scores are exact fp16 products summed in fp32; p (<= 256) is rounded to fp16
-// for the P V MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
+// for the V^T P^T MMA (2^-11 relative), which the lab's tolerance admits (lab.yaml).
 // Which path runs where (__CUDA_ARCH__ guards and a per-device query):
 //   sm_80 and newer   cp.async ring with an L2 evict-first policy, mma.sync m16n8k16
 //   sm_75 (Turing)    synchronous 16-byte loads into the same ring, two mma.sync m16n8k8 per
@@ -67,7 +73,7 @@
 #include "cudalab_lab.h"
 
 #define PA_MAX_WARPS 8 // groups (warps) per CTA
-#define PA_TILE 16     // tokens per unit: the N of Q K^T, the K of P V
+#define PA_TILE 16     // tokens per unit: the M of K Q^T, the K of V^T P^T
 #define PA_LAZY 8.f    // log2 of the largest p before the reference maximum moves
 // Tiles in a warp's cp.async ring: 3 of 8 KB at head_dim 128 (192 KB of shared memory, one
 // CTA per SM); at head_dim 64 a tile is 4 KB and 4 stages (one CTA per SM) beat 3 (two CTAs
@@ -154,6 +160,15 @@ __device__ __forceinline__ uint32_t pack_half2(float lo, float hi)
     return *reinterpret_cast<uint32_t *>(&h);
 }
 
+// Transposes an 8x8 fp16 matrix held by the warp in the MMA fragment layout (lane l: row
+// l / 4, columns 2 (l % 4) and the next), in registers (sm_75 and newer).
+__device__ __forceinline__ uint32_t movmatrix_trans(uint32_t x)
+{
+    uint32_t y;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
+    return y;
+}
+
 // Byte offset of 16-byte chunk c of row r in a swizzled [rows][D] fp16 tile.
 template <int D> __device__ __forceinline__ uint32_t swz(int r, int c)
 {
@@ -171,7 +186,7 @@ struct pa_plan {
     bool wide_merge;             // merge in pa_wide_merge_kernel, not in the last CTA to arrive
     int nkc;                     // chunks of groups per sequence
     int warps;                   // groups per chunk = warps per CTA
-    int hpc;                     // query heads per group (rows of the MMA tile)
+    int hpc;                     // query heads per group (the N of the MMAs, at most 8)
     int log2_bs;
 };
 
@@ -228,44 +243,47 @@ __device__ __forceinline__ int count_in(unsigned long long *counter, unsigned lo
 }
 
 // Folds the partials (max, sum, unnormalised output) that the other CTAs holding a piece of
-// a cut group left, into this warp's own piece, in registers: the MMA accumulator layout,
-// rows gr and gr + 8, columns 8n + 2tq and the next. CTA q of first..first+ncon-1 keeps
-// the partial of its first segment in slot 0 and of its last in slot 1: the group is the
-// first CTA's first segment only when it begins exactly where that CTA's range begins
-// (first_slot), and it is always the first segment of the others.
+// a cut group left, into this warp's own piece, in registers: the transposed accumulator's
+// layout, dims 16 dp + gr and 16 dp + 8 + gr of heads 2 tq and 2 tq + 1. CTA q of
+// first..first+ncon-1 keeps the partial of its first segment in slot 0 and of its last in
+// slot 1: the group is the first CTA's first segment only when it begins exactly where that
+// CTA's range begins (first_slot), and it is always the first segment of the others.
 template <int D>
 __device__ void pa_fold_partials(const pa_plan &pl, int first, int first_slot, int ncon, int self, int warp, int gr, int tq,
-                                 float (&acc)[D / 8][4], float &m_lo, float &m_hi, float &l_lo, float &l_hi)
+                                 float (&acc)[D / 16][4], float &m0, float &m1, float &l0, float &l1)
 {
-    const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
+    const int h = 2 * tq;
+    const bool v0 = h < pl.hpc, v1 = h + 1 < pl.hpc;
     for (int q = 0; q < ncon; q++) {
         const int cc = first + q;
         if (cc == self)
             continue;
-        const size_t pi = ((size_t)(cc * 2 + (q == 0 ? first_slot : 0)) * pl.warps + warp) * pl.hpc + gr;
-        const float2 ml_lo = lo ? __ldcg(pl.pml + pi) : make_float2(-INFINITY, 0.f);
-        const float2 ml_hi = hi ? __ldcg(pl.pml + pi + 8) : make_float2(-INFINITY, 0.f);
-        const float pm_lo = ml_lo.x, pl_lo = ml_lo.y, pm_hi = ml_hi.x, pl_hi = ml_hi.y;
-        float2 v[D / 8][2]; // every load in flight before the first is used
+        const size_t pi = ((size_t)(cc * 2 + (q == 0 ? first_slot : 0)) * pl.warps + warp) * pl.hpc + h;
+        const float2 ml0 = v0 ? __ldcg(pl.pml + pi) : make_float2(-INFINITY, 0.f);
+        const float2 ml1 = v1 ? __ldcg(pl.pml + pi + 1) : make_float2(-INFINITY, 0.f);
+        float v[D / 16][4]; // every load in flight before the first is used
+        const float *p0 = pl.po + pi * D + gr, *p1 = p0 + D;
 #pragma unroll
-        for (int n = 0; n < D / 8; n++) {
-            v[n][0] = lo ? __ldcg(reinterpret_cast<const float2 *>(pl.po + pi * D + n * 8 + 2 * tq)) : make_float2(0.f, 0.f);
-            v[n][1] = hi ? __ldcg(reinterpret_cast<const float2 *>(pl.po + (pi + 8) * D + n * 8 + 2 * tq)) : make_float2(0.f, 0.f);
+        for (int dp = 0; dp < D / 16; dp++) {
+            v[dp][0] = v0 ? __ldcg(p0 + dp * 16) : 0.f;
+            v[dp][2] = v0 ? __ldcg(p0 + dp * 16 + 8) : 0.f;
+            v[dp][1] = v1 ? __ldcg(p1 + dp * 16) : 0.f;
+            v[dp][3] = v1 ? __ldcg(p1 + dp * 16 + 8) : 0.f;
         }
-        const float mn_lo = fmaxf(m_lo, pm_lo), mn_hi = fmaxf(m_hi, pm_hi); // m is finite: a piece has a token
-        const float a_lo = exp2f(m_lo - mn_lo), b_lo = exp2f(pm_lo - mn_lo);
-        const float a_hi = exp2f(m_hi - mn_hi), b_hi = exp2f(pm_hi - mn_hi);
+        const float mn0 = fmaxf(m0, ml0.x), mn1 = fmaxf(m1, ml1.x); // m is finite: a piece has a token
+        const float a0 = exp2f(m0 - mn0), b0 = exp2f(ml0.x - mn0);
+        const float a1 = exp2f(m1 - mn1), b1 = exp2f(ml1.x - mn1);
 #pragma unroll
-        for (int n = 0; n < D / 8; n++) {
-            acc[n][0] = fmaf(acc[n][0], a_lo, v[n][0].x * b_lo);
-            acc[n][1] = fmaf(acc[n][1], a_lo, v[n][0].y * b_lo);
-            acc[n][2] = fmaf(acc[n][2], a_hi, v[n][1].x * b_hi);
-            acc[n][3] = fmaf(acc[n][3], a_hi, v[n][1].y * b_hi);
+        for (int dp = 0; dp < D / 16; dp++) {
+            acc[dp][0] = fmaf(acc[dp][0], a0, v[dp][0] * b0);
+            acc[dp][2] = fmaf(acc[dp][2], a0, v[dp][2] * b0);
+            acc[dp][1] = fmaf(acc[dp][1], a1, v[dp][1] * b1);
+            acc[dp][3] = fmaf(acc[dp][3], a1, v[dp][3] * b1);
         }
-        l_lo = fmaf(l_lo, a_lo, pl_lo * b_lo);
-        l_hi = fmaf(l_hi, a_hi, pl_hi * b_hi);
-        m_lo = mn_lo;
-        m_hi = mn_hi;
+        l0 = fmaf(l0, a0, ml0.y * b0);
+        l1 = fmaf(l1, a1, ml1.y * b1);
+        m0 = mn0;
+        m1 = mn1;
     }
 }
 
@@ -333,13 +351,14 @@ struct pa_lane {
     uint64_t pol;       // L2 evict-first
 };
 
-// The running attention of the segment being computed: the group's query heads as the A
-// operand of Q K^T, and the unnormalised output, maximum and sum of rows gr and gr + 8.
+// The running attention of the segment being computed, transposed: the tile's 16 tokens are
+// the M of the MMAs and the group's query heads (at most 8) their N, so S^T = K Q^T and
+// O^T += V^T P^T, and no MMA row is padding.
 template <int D> struct pa_segment {
-    uint32_t qa[D / 16][4];
-    float acc[D / 8][4];
-    float m_lo, m_hi, l_lo, l_hi;
-    int h0; // first query head of the group
+    uint32_t qb[D / 16][2]; // Q^T as the B operand: head gr, dims 16 kk + 2 tq (+ 8)
+    float acc[D / 16][4];   // O^T: dims 16 dp + gr (+ 8) x heads 2 tq, 2 tq + 1
+    float m0, m1, l0, l1;   // heads 2 tq (0) and 2 tq + 1 (1); l: this lane's tokens only
+    int h0;                 // first query head of the group
 };
 
 // Issues the copies of the K and V rows of tile ld into ring slot `stage`. Lane l copies
@@ -378,7 +397,7 @@ __device__ __forceinline__ void pa_load_tile(const paged_attention_args &a, cons
     }
 }
 
-// A new (sequence, group): its query heads as the A operand (rows >= hpc zero), an empty
+// A new (sequence, group): its query heads as the B operand (heads >= hpc zero), an empty
 // accumulator.
 template <int D>
 __device__ __forceinline__ void pa_begin_segment(const paged_attention_args &a, const pa_plan &pl, const pa_lane &ln,
@@ -386,128 +405,127 @@ __device__ __forceinline__ void pa_begin_segment(const paged_attention_args &a, 
 {
     const int grp = cur.kc * pl.warps + ln.warp;
     sg.h0 = (grp / ln.qchunks) * ln.G + (grp % ln.qchunks) * pl.hpc;
-    const __half *q = a.q + ((size_t)cur.s * a.num_heads + sg.h0) * D;
-    const int gr = ln.gr, tq = ln.tq;
-    const bool lo = gr < pl.hpc, hi = gr + 8 < pl.hpc;
+    const __half *q = a.q + ((size_t)cur.s * a.num_heads + sg.h0) * D + ln.gr * D + 2 * ln.tq;
+    const bool head = ln.gr < pl.hpc;
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
-        const int col = kk * 16 + 2 * tq;
-        sg.qa[kk][0] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col) : 0u;
-        sg.qa[kk][1] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col) : 0u;
-        sg.qa[kk][2] = lo ? *reinterpret_cast<const uint32_t *>(q + gr * D + col + 8) : 0u;
-        sg.qa[kk][3] = hi ? *reinterpret_cast<const uint32_t *>(q + (gr + 8) * D + col + 8) : 0u;
+        sg.qb[kk][0] = head ? *reinterpret_cast<const uint32_t *>(q + kk * 16) : 0u;
+        sg.qb[kk][1] = head ? *reinterpret_cast<const uint32_t *>(q + kk * 16 + 8) : 0u;
     }
 #pragma unroll
-    for (int n = 0; n < D / 8; n++)
-        sg.acc[n][0] = sg.acc[n][1] = sg.acc[n][2] = sg.acc[n][3] = 0.f;
-    sg.m_lo = sg.m_hi = -INFINITY;
-    sg.l_lo = sg.l_hi = 0.f;
+    for (int dp = 0; dp < D / 16; dp++)
+        sg.acc[dp][0] = sg.acc[dp][1] = sg.acc[dp][2] = sg.acc[dp][3] = 0.f;
+    sg.m0 = sg.m1 = -INFINITY;
+    sg.l0 = sg.l1 = 0.f;
 }
 
-// S = Q K^T for the tile whose K rows start at shared address sk: s0 holds tokens 0-7 of the
-// tile, s1 tokens 8-15.
+// S^T = K Q^T for the tile whose K rows start at shared address sk: this lane gets tokens gr
+// (s[0], s[1]) and gr + 8 (s[2], s[3]) of heads 2 tq and 2 tq + 1. Two accumulators, even
+// and odd k-steps, halve the chain of dependent MMAs.
 template <int D>
-__device__ __forceinline__ void pa_scores(const pa_lane &ln, const pa_segment<D> &sg, uint32_t sk, float (&s0)[4],
-                                          float (&s1)[4])
+__device__ __forceinline__ void pa_scores(const pa_lane &ln, const pa_segment<D> &sg, uint32_t sk, float (&s)[4])
 {
+    float t[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
-        uint32_t b[4];
-        ldmatrix_x4(b, sk + swz<D>((ln.lm / 2) * 8 + ln.lr, kk * 2 + (ln.lm & 1)));
-        mma_16816(s0, sg.qa[kk], b[0], b[1]);
-        mma_16816(s1, sg.qa[kk], b[2], b[3]);
+        uint32_t ka[4];
+        ldmatrix_x4(ka, sk + swz<D>((ln.lm & 1) * 8 + ln.lr, kk * 2 + (ln.lm >> 1)));
+        if (kk & 1)
+            mma_16816(t, ka, sg.qb[kk][0], sg.qb[kk][1]);
+        else
+            mma_16816(s, ka, sg.qb[kk][0], sg.qb[kk][1]);
     }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        s[i] += t[i];
 }
 
 // Online softmax over one tile: masks tokens past the context, moves the reference maximum
-// when it must (rescaling the accumulator), adds the tile's probabilities to the sums and
-// returns them as the A fragment of P V (rounded to fp16). This lane holds tokens 2tq, 2tq+1
-// (s0) and 8+2tq, 9+2tq (s1).
+// when it must (rescaling the accumulator), adds the tile's probabilities to this lane's
+// sums and returns them as the B operand of O^T += V^T P^T (rounded to fp16): the scores'
+// fragment holds P (tokens x heads), the B operand wants P^T by lanes, and movmatrix
+// transposes each 8x8 half in registers.
 template <int D>
-__device__ __forceinline__ void pa_online_softmax(const pa_lane &ln, const pa_cursor &cu, float scl, float (&s0)[4],
-                                                  float (&s1)[4], pa_segment<D> &sg, uint32_t (&pa)[4])
+__device__ __forceinline__ void pa_online_softmax(const pa_lane &ln, const pa_cursor &cu, float scl, float (&s)[4],
+                                                  pa_segment<D> &sg, uint32_t (&pb)[2])
 {
-    const int t0 = cu.t * PA_TILE + 2 * ln.tq;
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        s0[i] = t0 + (i & 1) < cu.ctx ? s0[i] * scl : -INFINITY;
-        s1[i] = t0 + 8 + (i & 1) < cu.ctx ? s1[i] * scl : -INFINITY;
-    }
-    float mx_lo = fmaxf(fmaxf(s0[0], s0[1]), fmaxf(s1[0], s1[1]));
-    float mx_hi = fmaxf(fmaxf(s0[2], s0[3]), fmaxf(s1[2], s1[3]));
+    const int t = cu.t * PA_TILE + ln.gr;
+    const bool in0 = t < cu.ctx, in1 = t + 8 < cu.ctx;
+    s[0] = in0 ? s[0] * scl : -INFINITY;
+    s[1] = in0 ? s[1] * scl : -INFINITY;
+    s[2] = in1 ? s[2] * scl : -INFINITY;
+    s[3] = in1 ? s[3] * scl : -INFINITY;
+    float mx0 = fmaxf(s[0], s[2]), mx1 = fmaxf(s[1], s[3]);
     // Lazy rescaling: the reference maximum moves only when a score exceeds it by more than
     // 2^8, so p <= 256 (exact enough in fp16) and the accumulator is rescaled a few times
     // per sequence instead of at every tile where a maximum grows. Each lane tests its own
-    // scores; only when one passes does the warp reduce the row maxima (4 shuffles).
-    if (__any_sync(0xffffffffu, mx_lo > sg.m_lo + PA_LAZY || mx_hi > sg.m_hi + PA_LAZY)) {
+    // scores; only when one passes does the warp reduce the heads' maxima over the tokens
+    // (the 8 lanes of a column: 6 shuffles).
+    if (__any_sync(0xffffffffu, mx0 > sg.m0 + PA_LAZY || mx1 > sg.m1 + PA_LAZY)) {
 #pragma unroll
-        for (int off = 1; off < 4; off *= 2) {
-            mx_lo = fmaxf(mx_lo, __shfl_xor_sync(0xffffffffu, mx_lo, off));
-            mx_hi = fmaxf(mx_hi, __shfl_xor_sync(0xffffffffu, mx_hi, off));
+        for (int off = 4; off < 32; off *= 2) {
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, off));
+            mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, off));
         }
-        const float mn_lo = fmaxf(sg.m_lo, mx_lo), mn_hi = fmaxf(sg.m_hi, mx_hi); // finite: the tile has a token
-        const float al_lo = exp2f(sg.m_lo - mn_lo), al_hi = exp2f(sg.m_hi - mn_hi);
-        sg.m_lo = mn_lo;
-        sg.m_hi = mn_hi;
-        sg.l_lo *= al_lo;
-        sg.l_hi *= al_hi;
+        const float mn0 = fmaxf(sg.m0, mx0), mn1 = fmaxf(sg.m1, mx1); // finite: the tile has a token
+        const float al0 = exp2f(sg.m0 - mn0), al1 = exp2f(sg.m1 - mn1);
+        sg.m0 = mn0;
+        sg.m1 = mn1;
+        sg.l0 *= al0;
+        sg.l1 *= al1;
 #pragma unroll
-        for (int n = 0; n < D / 8; n++) {
-            sg.acc[n][0] *= al_lo;
-            sg.acc[n][1] *= al_lo;
-            sg.acc[n][2] *= al_hi;
-            sg.acc[n][3] *= al_hi;
+        for (int dp = 0; dp < D / 16; dp++) {
+            sg.acc[dp][0] *= al0;
+            sg.acc[dp][1] *= al1;
+            sg.acc[dp][2] *= al0;
+            sg.acc[dp][3] *= al1;
         }
     }
-    float p0[4], p1[4];
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const float mi = i < 2 ? sg.m_lo : sg.m_hi;
-        p0[i] = exp2f(s0[i] - mi);
-        p1[i] = exp2f(s1[i] - mi);
-    }
-    sg.l_lo += p0[0] + p0[1] + p1[0] + p1[1];
-    sg.l_hi += p0[2] + p0[3] + p1[2] + p1[3];
-    pa[0] = pack_half2(p0[0], p0[1]);
-    pa[1] = pack_half2(p0[2], p0[3]);
-    pa[2] = pack_half2(p1[0], p1[1]);
-    pa[3] = pack_half2(p1[2], p1[3]);
+    const float p0 = exp2f(s[0] - sg.m0), p1 = exp2f(s[1] - sg.m1);
+    const float p2 = exp2f(s[2] - sg.m0), p3 = exp2f(s[3] - sg.m1);
+    sg.l0 += p0 + p2;
+    sg.l1 += p1 + p3;
+    pb[0] = movmatrix_trans(pack_half2(p0, p1)); // tokens 2 tq, 2 tq + 1 of head gr
+    pb[1] = movmatrix_trans(pack_half2(p2, p3)); // tokens 8 + 2 tq, 9 + 2 tq
 }
 
-// O += P V for the tile whose V rows start at shared address sv: P's A fragment is the S
-// accumulator's layout, so the probabilities never leave registers.
+// O^T += V^T P^T for the tile whose V rows start at shared address sv: ldmatrix .trans reads
+// V^T (dims x tokens) as the A operand, one MMA per 16 dims.
 template <int D>
-__device__ __forceinline__ void pa_accumulate_pv(const pa_lane &ln, const uint32_t (&pa)[4], uint32_t sv, pa_segment<D> &sg)
+__device__ __forceinline__ void pa_accumulate_pv(const pa_lane &ln, const uint32_t (&pb)[2], uint32_t sv, pa_segment<D> &sg)
 {
 #pragma unroll
     for (int dp = 0; dp < D / 16; dp++) {
-        uint32_t b[4];
-        ldmatrix_x4_trans(b, sv + swz<D>((ln.lm & 1) * 8 + ln.lr, dp * 2 + ln.lm / 2));
-        mma_16816(sg.acc[2 * dp], pa, b[0], b[1]);
-        mma_16816(sg.acc[2 * dp + 1], pa, b[2], b[3]);
+        uint32_t va[4];
+        ldmatrix_x4_trans(va, sv + swz<D>((ln.lm >> 1) * 8 + ln.lr, dp * 2 + (ln.lm & 1)));
+        mma_16816(sg.acc[dp], va, pb[0], pb[1]);
     }
 }
 
 // Leaves this warp's piece of a cut group in scratch: slot 0 for the CTA's first segment, 1
-// for its last.
+// for its last. Rows [head][D] as the wide merge reads them; this lane's 4-byte values.
 template <int D>
 __device__ __forceinline__ void pa_write_partial(const pa_plan &pl, const pa_lane &ln, int c, bool first_seg,
                                                  const pa_segment<D> &sg)
 {
-    const int gr = ln.gr, tq = ln.tq;
-    const size_t pi = ((size_t)(c * 2 + (first_seg ? 0 : 1)) * pl.warps + ln.warp) * pl.hpc;
-    float *o = pl.po + pi * D + 2 * tq;
+    const int h = 2 * ln.tq;
+    const size_t pi = ((size_t)(c * 2 + (first_seg ? 0 : 1)) * pl.warps + ln.warp) * pl.hpc + h;
+    float *o0 = pl.po + pi * D + ln.gr, *o1 = o0 + D;
 #pragma unroll
-    for (int n = 0; n < D / 8; n++) {
-        if (gr < pl.hpc)
-            *reinterpret_cast<float2 *>(o + gr * D + n * 8) = make_float2(sg.acc[n][0], sg.acc[n][1]);
-        if (gr + 8 < pl.hpc)
-            *reinterpret_cast<float2 *>(o + (gr + 8) * D + n * 8) = make_float2(sg.acc[n][2], sg.acc[n][3]);
+    for (int dp = 0; dp < D / 16; dp++) {
+        if (h < pl.hpc) {
+            o0[dp * 16] = sg.acc[dp][0];
+            o0[dp * 16 + 8] = sg.acc[dp][2];
+        }
+        if (h + 1 < pl.hpc) {
+            o1[dp * 16] = sg.acc[dp][1];
+            o1[dp * 16 + 8] = sg.acc[dp][3];
+        }
     }
-    if (tq == 0 && gr < pl.hpc)
-        pl.pml[pi + gr] = make_float2(sg.m_lo, sg.l_lo);
-    if (tq == 0 && gr + 8 < pl.hpc)
-        pl.pml[pi + gr + 8] = make_float2(sg.m_hi, sg.l_hi);
+    if (ln.gr == 0 && h < pl.hpc)
+        pl.pml[pi] = make_float2(sg.m0, sg.l0);
+    if (ln.gr == 0 && h + 1 < pl.hpc)
+        pl.pml[pi + 1] = make_float2(sg.m1, sg.l1);
 }
 
 // A group cut by CTA boundaries: CTAs first..last hold a piece each. The others count
@@ -558,26 +576,26 @@ __device__ __forceinline__ bool pa_merge_cut_group(const paged_attention_args &a
         }
     }
     if (write_out)
-        pa_fold_partials<D>(pl, first, first_slot, ncon, c, warp, ln.gr, ln.tq, sg.acc, sg.m_lo, sg.m_hi, sg.l_lo,
-                            sg.l_hi);
+        pa_fold_partials<D>(pl, first, first_slot, ncon, c, warp, ln.gr, ln.tq, sg.acc, sg.m0, sg.m1, sg.l0, sg.l1);
     return write_out;
 }
 
-// The group's output: the accumulator divided by the sums, rounded to fp16.
+// The group's output: the accumulator divided by the sums, rounded to fp16 and transposed
+// back (movmatrix), so that this lane writes dims 16 dp + 2 tq, + 1 (and + 8) of head gr.
 template <int D>
 __device__ __forceinline__ void pa_write_output(const paged_attention_args &a, const pa_plan &pl, const pa_lane &ln,
                                                 const pa_cursor &cu, const pa_segment<D> &sg)
 {
-    const int gr = ln.gr;
-    __half *o = a.out + ((size_t)cu.s * a.num_heads + sg.h0) * D + 2 * ln.tq;
-    const float r_lo = 1.f / sg.l_lo, r_hi = 1.f / sg.l_hi;
+    __half *o = a.out + ((size_t)cu.s * a.num_heads + sg.h0 + ln.gr) * D + 2 * ln.tq;
+    const float r0 = 1.f / sg.l0, r1 = 1.f / sg.l1;
 #pragma unroll
-    for (int n = 0; n < D / 8; n++) {
-        if (gr < pl.hpc)
-            *reinterpret_cast<__half2 *>(o + gr * D + n * 8) = __floats2half2_rn(sg.acc[n][0] * r_lo, sg.acc[n][1] * r_lo);
-        if (gr + 8 < pl.hpc)
-            *reinterpret_cast<__half2 *>(o + (gr + 8) * D + n * 8) =
-                __floats2half2_rn(sg.acc[n][2] * r_hi, sg.acc[n][3] * r_hi);
+    for (int dp = 0; dp < D / 16; dp++) {
+        const uint32_t lo = movmatrix_trans(pack_half2(sg.acc[dp][0] * r0, sg.acc[dp][1] * r1));
+        const uint32_t hi = movmatrix_trans(pack_half2(sg.acc[dp][2] * r0, sg.acc[dp][3] * r1));
+        if (ln.gr < pl.hpc) {
+            *reinterpret_cast<uint32_t *>(o + dp * 16) = lo;
+            *reinterpret_cast<uint32_t *>(o + dp * 16 + 8) = hi;
+        }
     }
 }
 
@@ -638,8 +656,8 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     int st_load = STAGES - 1, st_use = 0; // ring slots of the next load and of the tile computed
 
     pa_segment<D> sg;
-    sg.m_lo = sg.m_hi = -INFINITY;
-    sg.l_lo = sg.l_hi = 0.f;
+    sg.m0 = sg.m1 = -INFINITY;
+    sg.l0 = sg.l1 = 0.f;
     sg.h0 = 0;
     pa_cursor cu = first; // the tile being computed
     bool seg_new = true, seg_whole = first.t == 0, first_seg = true;
@@ -660,11 +678,11 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         const uint32_t sk = ln.ring + st_use * STAGE_BYTES, sv = sk + PA_TILE * D * 2;
         st_use = st_use == STAGES - 1 ? 0 : st_use + 1;
 
-        float s0[4] = {0.f, 0.f, 0.f, 0.f}, s1[4] = {0.f, 0.f, 0.f, 0.f};
-        uint32_t pa[4];
-        pa_scores<D>(ln, sg, sk, s0, s1);
-        pa_online_softmax<D>(ln, cu, scl, s0, s1, sg, pa);
-        pa_accumulate_pv<D>(ln, pa, sv, sg);
+        float s[4] = {0.f, 0.f, 0.f, 0.f};
+        uint32_t pb[2];
+        pa_scores<D>(ln, sg, sk, s);
+        pa_online_softmax<D>(ln, cu, scl, s, sg, pb);
+        pa_accumulate_pv<D>(ln, pb, sv, sg);
         __syncwarp(); // every lane is done with this stage before it is refilled
         PA_MARK(3);
 
@@ -672,9 +690,9 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
         const bool group_end = cu.t == cu.ntile - 1;
         if (group_end || k == n_my - 1) {
 #pragma unroll
-            for (int off = 1; off < 4; off *= 2) {
-                sg.l_lo += __shfl_xor_sync(0xffffffffu, sg.l_lo, off);
-                sg.l_hi += __shfl_xor_sync(0xffffffffu, sg.l_hi, off);
+            for (int off = 4; off < 32; off *= 2) { // each head's sum over the tokens of the 8 lanes
+                sg.l0 += __shfl_xor_sync(0xffffffffu, sg.l0, off);
+                sg.l1 += __shfl_xor_sync(0xffffffffu, sg.l1, off);
             }
             bool write_out = seg_whole && group_end;
             if (!write_out)
@@ -835,7 +853,7 @@ template <int D> static int resident_grid(int warps, size_t smem)
 template <int D> static int launch(const paged_attention_args &a, int log2_bs, cudaStream_t stream)
 {
     pa_plan pl;
-    pl.hpc = divisor_at_most(a.num_heads / a.num_kv_heads, 16);
+    pl.hpc = divisor_at_most(a.num_heads / a.num_kv_heads, 8); // the N of the MMAs
     const int groups = a.num_kv_heads * (a.num_heads / a.num_kv_heads / pl.hpc);
     pl.warps = divisor_at_most(groups, warps_that_fit<D>());
     pl.nkc = groups / pl.warps;
