@@ -63,10 +63,11 @@
 //   every GPU         as many warps (groups) per CTA as its shared memory holds rings: 8 on
 //                     Hopper (227 KB a block), 6 on sm_80 (163 KB) at head_dim 128, 4 on
 //                     sm_86/89/120 (99 KB), 2 on sm_75 (64 KB); the other groups are chunks
-// Measured on an H100 (docs/PERFORMANCE.md, run 10): 95.3% of the read-only bandwidth on the
-// bench shape (0.359 ms); SDPA (cuDNN) on contiguous K/V 97.3% (0.352 ms), as fast as this
-// kernel with its arithmetic and its segment ends (partials, counters, merges) compiled out.
-// At 32 x 4096 with 64 / 8 heads those two cost 8.5 and 12.5 us of 0.19 ms.
+// Measured on an H100 (docs/PERFORMANCE.md, after run 10): 95.7% of the read-only bandwidth
+// on the bench shape (0.358 ms); SDPA (cuDNN) on contiguous K/V 97.4% (0.352 ms), as fast as
+// this kernel with its arithmetic and its segment ends (partials, counters, merges) compiled
+// out. At 32 x 4096 with 64 / 8 heads those two cost 8.5 and 12.5 us of 0.19 ms (measured
+// before the MMAs were transposed, which took 2 us off).
 #include <cstdint>
 #include <cstdio>
 
