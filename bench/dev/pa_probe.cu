@@ -20,7 +20,7 @@
 //   build/pa_probe loads SEQS HEADS KV_HEADS DIM BLOCK CTX   the reference next to the ldgsts
 //            kernel (its split and rings, loads only) at 2 to 6 stages, head_dim 64 or 128
 //   build/pa_probe all [TAG]   the six shapes of bench/peers/paged_attention.py --all-shapes
-//            and four small mixed-length cases (checked, not timed): each output checked
+//            and six small mixed-length cases (checked, not timed): each output checked
 //            against fp64 on the CPU (one kv head of every sequence, the lab's tolerance;
 //            WRONG when it fails), timed with bench/peers/cuda_timing.cuh (L2 flushed,
 //            median of 30), as a fraction of a read-only kernel timed the same way in this
@@ -787,9 +787,10 @@ static int all_shapes(const char *tag)
             std::this_thread::sleep_for(std::chrono::milliseconds(rest_ms));
         ok &= run_checked(tag, sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], false, false, ro);
     }
-    // mixed lengths (sequence 0 at the maximum, the others 1..max): the cut-group paths
-    const int mixed[4][6] = {{24, 32, 8, 128, 16, 3000}, {9, 64, 8, 64, 32, 5000}, {5, 16, 16, 128, 32, 9000},
-                             {3, 32, 4, 128, 16, 20000}};
+    // mixed lengths (sequence 0 at the maximum, the others 1..max): the cut-group paths; the
+    // last two have 16 and 32 query heads per kv head, which the reference takes in chunks of 8
+    const int mixed[6][6] = {{24, 32, 8, 128, 16, 3000}, {9, 64, 8, 64, 32, 5000}, {5, 16, 16, 128, 32, 9000},
+                             {3, 32, 4, 128, 16, 20000}, {6, 64, 4, 128, 16, 7000}, {4, 64, 2, 64, 32, 6000}};
     for (const auto &sh : mixed)
         ok &= run_checked(tag, sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], true, true, ro);
     printf("%s: %s\n", tag, ok ? "all outputs within tolerance" : "WRONG: some outputs out of tolerance");
