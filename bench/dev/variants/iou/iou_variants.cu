@@ -72,8 +72,8 @@ int main(int argc, char **argv)
                                                det_box{hb[4 * (size_t)j], hb[4 * (size_t)j + 1], hb[4 * (size_t)j + 2],
                                                        hb[4 * (size_t)j + 3]});
                 const double e = want == 0.f ? (row[j] == 0.f ? 0.0 : INFINITY) : std::fabs(row[j] - want) / (4e-6 * want);
-                if (!(e <= worst))
-                    worst = e; // NaN sticks
+                if (!(e <= worst) && !std::isnan(worst))
+                    worst = e; // the largest; a NaN, once seen, stays
             }
         }
         unsigned long long *dh, hh = 0;
