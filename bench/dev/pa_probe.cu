@@ -633,7 +633,7 @@ static double fill_value(size_t j, uint32_t seed)
 
 // The output of kv head (s * 7 + 1) % KVH of every sequence (all its query heads) against
 // fp64: |got - ref| <= 2^-11 |ref| + 2e-3 sum_t p_t |v_t| + 2^-24 (the lab's checker, lab.yaml
-// tolerance `out`). Returns the largest |got - ref| / bound (> 1: wrong; NaN counts as wrong).
+// tolerance `out`). Returns the largest |got - ref| / bound (> 1: wrong; NaN counts as infinite).
 static double check_output(const pa_batch &b, int *bad_elems)
 {
     const paged_attention_args &a = b.a;
@@ -685,11 +685,11 @@ static double check_output(const pa_batch &b, int *bad_elems)
                 mag /= L;
                 const double got = half_bits_to_double(out[((size_t)s * H + h) * D + d]);
                 const double bound = std::ldexp(std::fabs(ref), -11) + 2e-3 * mag + std::ldexp(1.0, -24);
-                const double r = std::fabs(got - ref) / bound;
+                const double e = std::fabs(got - ref) / bound;
+                const double r = e == e ? e : INFINITY; // NaN (an output never written) counts as infinite
                 if (!(r <= 1.0))
                     bad++;
-                if (!(r <= worst) && !std::isnan(worst))
-                    worst = r; // the largest; a NaN (an output never written), once seen, stays
+                worst = std::max(worst, r);
             }
         }
     }
@@ -758,7 +758,7 @@ static bool run_checked(const char *tag, int S, int H, int KVH, int D, int BS, i
     CK(cudaDeviceSynchronize());
     int bad = 0;
     const double err = check_output(b, &bad);
-    const bool ok = err <= 1.0 && bad == 0;
+    const bool ok = err <= 1.0;
     char shape[96];
     snprintf(shape, sizeof shape, "%d x %d%s, %d/%d, d%d, b%d", S, T, vary ? " (1..)" : "", H, KVH, D, BS);
     if (check_only)
