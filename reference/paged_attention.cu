@@ -851,6 +851,28 @@ template <int D> static int resident_grid(int warps, size_t smem)
     return sms * per_sm;
 }
 
+// The CTAs that take units: of the resident count R down to R - R / 32, one that is a
+// multiple or a divisor of the number of groups (sequences x chunks) where there is one,
+// else R. When the context lengths are equal (a batch padded or bucketed to one length)
+// every CTA boundary then falls on a group boundary or cuts every group at the same places,
+// and no group ends inside a CTA's run: such an end costs its CTA a partial, a fence and a
+// round trip to a counter before it goes on, while the SMs left idle cost nothing measurable,
+// HBM being the limit (each CTA reads 3% more, and reads faster). H100, 32 x 4096 at 64 / 8
+// heads, 128 CTAs (4 whole sequences' quarters) against 132 (31 sequences ending inside a
+// run): 0.1893 -> 0.1853 ms; head_dim 64: 0.1867 -> 0.1845; the other shapes within 0.3%.
+// The host does not know the lengths (they are on the GPU), so with unequal lengths this is
+// a guess. Choosing on the GPU instead (every CTA counting the boundaries inside runs for
+// each candidate after its scan, the CTAs past the choice returning at once) was 1-1.5%
+// slower than 132 CTAs on four of the six bench shapes: the count delays every CTA's first
+// copies, and the idle SMs are wherever the hardware put the last CTAs.
+static int even_grid(long long groups, int resident)
+{
+    for (int g = resident; g >= resident - resident / 32 && g > 0; g--)
+        if (g % groups == 0 || groups % g == 0)
+            return g;
+    return resident;
+}
+
 template <int D> static int launch(const paged_attention_args &a, int log2_bs, cudaStream_t stream)
 {
     pa_plan pl;
@@ -860,7 +882,7 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
     pl.nkc = groups / pl.warps;
     pl.log2_bs = log2_bs;
     const size_t smem = kernel_smem<D>(pl.warps);
-    const int grid = resident_grid<D>(pl.warps, smem);
+    const int grid = even_grid((long long)a.num_seqs * pl.nkc, resident_grid<D>(pl.warps, smem));
     if (grid < 1) {
         fprintf(stderr, "paged_attention: the kernel does not fit on an SM (%zu bytes of shared memory)\n", smem);
         return -1;
