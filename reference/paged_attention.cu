@@ -9,7 +9,8 @@
 // exactly):
 // - A unit is 16 tokens of one sequence for a chunk of up to 8 "groups" (a group is a kv
 //   head and the query heads that share it, GQA). All units cost the same, so the grid is
-//   persistent (as many CTAs as are resident at once) and CTA c takes the contiguous range
+//   persistent (as many CTAs as are resident at once, or up to 3% fewer where that count
+//   divides the groups evenly: even_grid, below) and CTA c takes the contiguous range
 //   [c*U/grid, (c+1)*U/grid) of the U units, stream-K style: every CTA reads the same number
 //   of bytes, to within one unit. Fixed 512-token partitions (4096 CTAs of 4 warps for the
 //   bench shape: 15.5 waves) cost a tail and a second kernel to combine them: 4% (measured).
@@ -856,10 +857,11 @@ template <int D> static int resident_grid(int warps, size_t smem)
 // else R. When the context lengths are equal (a batch padded or bucketed to one length)
 // every CTA boundary then falls on a group boundary or cuts every group at the same places,
 // and no group ends inside a CTA's run: such an end costs its CTA a partial, a fence and a
-// round trip to a counter before it goes on, while the SMs left idle cost nothing measurable,
+// round trip to a counter before it goes on, while 4 SMs left idle cost nothing measurable,
 // HBM being the limit (each CTA reads 3% more, and reads faster). H100, 32 x 4096 at 64 / 8
 // heads, 128 CTAs (4 whole sequences' quarters) against 132 (31 sequences ending inside a
 // run): 0.1893 -> 0.1853 ms; head_dim 64: 0.1867 -> 0.1845; the other shapes within 0.3%.
+// More idle SMs do cost: 120 CTAs 2% slower than 132 on four shapes, 96 CTAs 4-7%.
 // The host does not know the lengths (they are on the GPU), so with unequal lengths this is
 // a guess. Choosing on the GPU instead (every CTA counting the boundaries inside runs for
 // each candidate after its scan, the CTAs past the choice returning at once) was 1-1.5%
