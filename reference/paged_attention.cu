@@ -865,7 +865,7 @@ template <int D> static int resident_grid(int warps, size_t smem)
 // 64 / 8 heads 0.1352 -> 0.1311 ms, head_dim 64 0.1333 -> 0.1302, MHA 0.955 -> 0.944.
 // The host does not know the lengths (they are on the GPU), so with unequal lengths this is
 // a guess. Choosing on the GPU instead (every CTA counting the boundaries inside runs for
-// each candidate after its scan, the CTAs past the choice returning at once) was 1-1.5%
+// each candidate after its scan, the CTAs past the choice returning at once) was 1-2%
 // slower than 132 CTAs on four of the six bench shapes: the count delays every CTA's first
 // copies, and the idle SMs are wherever the hardware put the last CTAs.
 static int even_grid(long long groups, int resident)
