@@ -866,8 +866,8 @@ template <int D> static int resident_grid(int warps, size_t smem)
 // The host does not know the lengths (they are on the GPU), so with unequal lengths this is
 // a guess. Choosing on the GPU instead (every CTA counting the boundaries inside runs for
 // each candidate after its scan, the CTAs past the choice returning at once) was 1-2%
-// slower than 132 CTAs on four of the six bench shapes: the count delays every CTA's first
-// copies, and the idle SMs are wherever the hardware put the last CTAs.
+// slower than 132 CTAs at the bench shape, MHA and 256 x 1024: the count delays every CTA's
+// first copies, and the idle SMs are wherever the hardware put the last CTAs.
 static int even_grid(long long groups, int resident)
 {
     for (int g = resident; g >= resident - resident / 32 && g > 0; g--)
