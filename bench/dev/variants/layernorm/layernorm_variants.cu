@@ -406,8 +406,9 @@ __global__ void __launch_bounds__(T, 2 * T <= SM_THREADS ? 2 : 1)
 }
 
 // ---- DIAG: what gamma/beta cost the 32768-wide path (outputs wrong on purpose) ----
-// layernorm_rs with gamma/beta read from 4 KB (MODE 1: index i % 256, L1-resident) or not
-// read at all (MODE 2: gamma 1, beta 0). Not candidates: they say how much of the gap to
+// layernorm_rs with gamma/beta read from 4 KB (MODE 1: index i % 256, L1-resident), not
+// read at all (MODE 2: gamma 1, beta 0), or beta read from gamma's address (MODE 3: the same
+// loads and latency as the reference, half its gamma/beta requests to L2). Not candidates: they say how much of the gap to
 // softmax's 98.9% is the 256 KB of gamma/beta L2 reads per row.
 template <int T, int R, int S, int MODE>
 __global__ void __launch_bounds__(T, 2 * T <= SM_THREADS ? 2 : 1)
@@ -425,6 +426,8 @@ __global__ void __launch_bounds__(T, 2 * T <= SM_THREADS ? 2 : 1)
     auto gb = [&](int i, bool beta_) -> float4 {
         if (MODE == 2)
             return beta_ ? z : one;
+        if (MODE == 3) // beta read from gamma's address: as many loads, half the L2 requests
+            return __ldg(g4 + i);
         return __ldg((beta_ ? b4 : g4) + (i & 255));
     };
 #pragma unroll
@@ -928,6 +931,7 @@ static const variant variants[] = {
     {"rs 256: 8 reg + 24 smem, gb=ldg", 32768, v_rs<256, 8, 24>},
     {"DIAG rs 1024 4+4, g/b from 4 KB", 32768, v_rs_diag<1024, 4, 4, 1>, true},
     {"DIAG rs 1024 4+4, no g/b", 32768, v_rs_diag<1024, 4, 4, 2>, true},
+    {"DIAG rs 1024 4+4, beta from gamma's address", 32768, v_rs_diag<1024, 4, 4, 3>, true},
     {"DIAG rs 512 4+12, g/b from 4 KB", 32768, v_rs_diag<512, 4, 12, 1>, true},
     {"DIAG rs 512 4+12, no g/b", 32768, v_rs_diag<512, 4, 12, 2>, true},
     {"NEW rs 1024 4+4 stream next row k=2", 32768, v_rs_stream<1024, 4, 4, 2>},
