@@ -657,10 +657,7 @@ __global__ void __launch_bounds__(PA_MAX_WARPS * 32) pa_kernel(const paged_atten
     }
     int st_load = STAGES - 1, st_use = 0; // ring slots of the next load and of the tile computed
 
-    pa_segment<D> sg;
-    sg.m0 = sg.m1 = -INFINITY;
-    sg.l0 = sg.l1 = 0.f;
-    sg.h0 = 0;
+    pa_segment<D> sg; // set by pa_begin_segment at the first tile (seg_new)
     pa_cursor cu = first; // the tile being computed
     bool seg_new = true, seg_whole = first.t == 0, first_seg = true;
     for (int k = 0; k < n_my; k++) {
