@@ -18,7 +18,10 @@
 //   build/pa_probe shape SEQS HEADS KV_HEADS DIM BLOCK CTX      (the reference on one shape,
 //            timed as bench/peers/paged_attention.py times SDPA)
 //   build/pa_probe loads SEQS HEADS KV_HEADS DIM BLOCK CTX   the reference next to the ldgsts
-//            kernel (its split and rings, loads only) at 2 to 6 stages, head_dim 64 or 128
+//            kernel (its split and rings, loads only) at 2 to 6 stages, head_dim 64 or 128;
+//            PA_PROBE_IDENT=1 adds both with an identity block table (what the paging costs),
+//            PA_PROBE_MMA=1 the loads with 16 mma.sync a tile (head_dim 128), PA_PROBE_HYB=1
+//            the loads with the last units claimed by whole CTAs (ldgsts_hyb_kernel)
 //   build/pa_probe all [TAG]   the six shapes of bench/peers/paged_attention.py --all-shapes
 //            and six small mixed-length cases (checked, not timed): each output checked
 //            against fp64 on the CPU (one kv head of every sequence, the lab's tolerance;
@@ -210,7 +213,7 @@ __device__ __forceinline__ uint32_t sm32(const void *p) { return (uint32_t)__cvt
 // prefetch-size hint), LD_SCAN (first a block scan of the context lengths, as the reference
 // does before its first copy), LD_SPIN (600 clocks of work per tile, about what the reference
 // computes: what a busy warp costs in bytes in flight).
-enum { LD_EVICT_FIRST = 1, LD_HINT256 = 2, LD_SCAN = 4, LD_SPIN = 8 };
+enum { LD_EVICT_FIRST = 1, LD_HINT256 = 2, LD_SCAN = 4, LD_SPIN = 8, LD_MMA = 16 };
 template <int D> __host__ __device__ constexpr int ld_tile_bytes() { return 2 * 16 * D * 2; }
 
 // Issues the copies of tile t (16 tokens) of sequence seq, kv head `warp`, into the ring slot
@@ -287,6 +290,19 @@ __global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention
             const long long t0 = clock64();
             while (clock64() - t0 < 600)
                 x += (uint32_t)t0;
+        }
+        if (FLAGS & LD_MMA) { // 16 mma.sync m16n8k16 on the tile's bytes, as many as the reference's per tile
+            const uint32_t *w = reinterpret_cast<const uint32_t *>(ring + st * TILE) + lane * 4;
+            float c0 = 0.f, c1 = 0.f, c2 = 0.f, c3 = 0.f;
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                const uint32_t *r = w + (i % 8) * 128;
+                asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                             "{%0,%1,%2,%3};\n"
+                             : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+                             : "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]), "r"(r[0] ^ 0x55u), "r"(r[1] ^ 0xaau));
+            }
+            x += __float_as_uint(c0 + c1 + c2 + c3);
         }
         __syncwarp();
         PA_MARK(3);
@@ -373,6 +389,91 @@ __global__ void __launch_bounds__(256) ldgsts_dyn_kernel(const paged_attention_a
     }
     if (lane == 0)
         atomicAdd(&ctr[8 + warp], (unsigned long long)consumed); // checked by the host: every unit once
+    if (x == 0x12345678u)
+        *sink = 1;
+}
+
+// (a'') a static split of the first PCT% of the units, then the rest handed out at run time in
+// chunks of CHUNK units to whole CTAs (warp 0 claims, the other warps read the claim from
+// shared memory), so the 8 warps of a CTA still read the same tokens of a block: what a
+// balanced end is worth once the locality of (a') is kept. ctr[0] is the claim counter,
+// ctr[8 + w] counts the units warp w consumed (checked by the host).
+template <int D, int STAGES, int PCT, int CHUNK>
+__global__ void __launch_bounds__(256) ldgsts_hyb_kernel(const paged_attention_args a, int log2_bs,
+                                                         unsigned long long *ctr, int *sink)
+{
+    extern __shared__ __align__(128) unsigned char sm[];
+    constexpr int TILE = ld_tile_bytes<D>(), QN = 256;
+    __shared__ unsigned long long q[QN]; // chunk k's first unit, or FREE / BUSY
+    constexpr unsigned long long FREE = ~0ull, BUSY = ~1ull;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int i = threadIdx.x; i < QN; i += blockDim.x)
+        q[i] = FREE;
+    __syncthreads();
+    const long long tiles = (a.max_blocks_per_seq << log2_bs) / 16, U = (long long)a.num_seqs * tiles;
+    const long long Us = U * PCT / 100;
+    long long c1 = (blockIdx.x + 1) * Us / gridDim.x, p = blockIdx.x * Us / gridDim.x;
+    unsigned char *ring = sm + warp * STAGES * TILE;
+    uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+    auto load = [&](long long u, int st) {
+        ld_tile<D, LD_EVICT_FIRST>(a, (int)(u / tiles), (int)(u % tiles), log2_bs, warp, lane, sm32(ring) + st * TILE,
+                                   pol);
+    };
+    auto claim = [&](int kk) { // the first warp to get here claims chunk kk for the CTA and publishes it
+        if (lane == 0 && kk < QN && atomicCAS(&q[kk], FREE, BUSY) == FREE) {
+            const unsigned long long lo = Us + atomicAdd(&ctr[0], 1ull) * CHUNK;
+            *(volatile unsigned long long *)&q[kk] = lo < (unsigned long long)U ? lo : (unsigned long long)U;
+        }
+    };
+    int k = 0; // the next chunk this warp takes
+    bool done = false;
+    auto next_unit = [&]() -> long long {
+        while (p >= c1) {
+            if (done || k >= QN)
+                return -1;
+            claim(k);
+            unsigned long long lo;
+            while ((lo = *(volatile unsigned long long *)&q[k]) >= BUSY)
+                ;
+            claim(k + 1); // ahead: its atomic's latency hides behind chunk k
+            k++;
+            if (lo >= (unsigned long long)U) {
+                done = true;
+                return -1;
+            }
+            p = (long long)lo;
+            c1 = min(p + CHUNK, U);
+        }
+        return p++;
+    };
+    int issued = 0, consumed = 0;
+    for (int s = 0; s < STAGES - 1; s++) {
+        const long long u = next_unit();
+        if (u >= 0) {
+            load(u, s);
+            issued++;
+        }
+        asm volatile("cp.async.commit_group;\n");
+    }
+    uint32_t x = 0;
+    int st = 0;
+    while (consumed < issued) {
+        const long long u = next_unit();
+        if (u >= 0) {
+            load(u, (st + STAGES - 1) % STAGES);
+            issued++;
+        }
+        asm volatile("cp.async.commit_group;\n");
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
+        __syncwarp();
+        x ^= *reinterpret_cast<uint32_t *>(ring + st * TILE + lane * 4);
+        __syncwarp();
+        consumed++;
+        st = st == STAGES - 1 ? 0 : st + 1;
+    }
+    if (lane == 0)
+        atomicAdd(&ctr[8 + warp], (unsigned long long)consumed);
     if (x == 0x12345678u)
         *sink = 1;
 }
@@ -599,8 +700,63 @@ static int loads_shape(int S, int H, int KVH, int D, int BS, int T)
     } else {
         ld("loads 2st", ldgsts_units_kernel<128, 2, 0>, 2);
         ld("loads 3st", ldgsts_units_kernel<128, 3, 0>, 3);
+        if (getenv("PA_PROBE_MMA")) {
+            ld("loads mma", ldgsts_units_kernel<128, 3, LD_MMA>, 3);
+            ld("loads 3st", ldgsts_units_kernel<128, 3, 0>, 3);
+            ld("loads mma", ldgsts_units_kernel<128, 3, LD_MMA>, 3);
+        }
     }
     row("ref", time_ms([&] { paged_attention(&a, 0); }));
+    if (getenv("PA_PROBE_IDENT")) { // the same with an identity block table: what the paging costs
+        b.set_table(false);
+        row("ref id", time_ms([&] { paged_attention(&a, 0); }));
+        if (D == 64)
+            ld("loads 4 id", ldgsts_units_kernel<64, 4, 0>, 4);
+        else
+            ld("loads 3 id", ldgsts_units_kernel<128, 3, 0>, 3);
+        row("ref id", time_ms([&] { paged_attention(&a, 0); }));
+        b.set_table(true);
+    }
+    if (getenv("PA_PROBE_HYB")) { // static split, then chunks handed to whole CTAs (ldgsts_hyb_kernel)
+        static unsigned long long *ctr;
+        if (!ctr)
+            CK(cudaMalloc(&ctr, 16 * sizeof *ctr));
+        const long long U = (long long)S * (((long long)a.max_blocks_per_seq * BS) / 16);
+        auto hyb = [&](const char *nm, auto kernel, int stages, int grid) {
+            const int smem = 8 * stages * 2 * 16 * D * 2;
+            CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+            row(nm, time_ms([&] { kernel<<<grid, 256, smem>>>(a, log2_bs, ctr, sink); },
+                            [&] { CK(cudaMemsetAsync(ctr, 0, 16 * sizeof *ctr)); }));
+            unsigned long long h[16];
+            CK(cudaMemcpy(h, ctr, sizeof h, cudaMemcpyDeviceToHost));
+            for (int w = 0; w < 8; w++)
+                if (h[8 + w] != (unsigned long long)U)
+                    printf("%s: warp %d consumed %llu units, expected %lld\n", nm, w, h[8 + w], U);
+        };
+        constexpr int STG = 3;
+        if (D == 64) {
+            hyb("static132", ldgsts_hyb_kernel<64, 4, 100, 8>, 4, sms);
+            hyb("static128", ldgsts_hyb_kernel<64, 4, 100, 8>, 4, 128);
+            hyb("hyb90c4", ldgsts_hyb_kernel<64, 4, 90, 4>, 4, sms);
+            hyb("hyb80c4", ldgsts_hyb_kernel<64, 4, 80, 4>, 4, sms);
+            hyb("hyb80c8", ldgsts_hyb_kernel<64, 4, 80, 8>, 4, sms);
+            hyb("hyb60c8", ldgsts_hyb_kernel<64, 4, 60, 8>, 4, sms);
+            hyb("dyn0c8", ldgsts_hyb_kernel<64, 4, 0, 8>, 4, sms);
+            hyb("dyn0c16", ldgsts_hyb_kernel<64, 4, 0, 16>, 4, sms);
+            hyb("static132", ldgsts_hyb_kernel<64, 4, 100, 8>, 4, sms);
+        } else {
+            hyb("static132", ldgsts_hyb_kernel<128, STG, 100, 8>, STG, sms);
+            hyb("static128", ldgsts_hyb_kernel<128, STG, 100, 8>, STG, 128);
+            hyb("hyb90c4", ldgsts_hyb_kernel<128, STG, 90, 4>, STG, sms);
+            hyb("hyb80c4", ldgsts_hyb_kernel<128, STG, 80, 4>, STG, sms);
+            hyb("hyb80c8", ldgsts_hyb_kernel<128, STG, 80, 8>, STG, sms);
+            hyb("hyb60c8", ldgsts_hyb_kernel<128, STG, 60, 8>, STG, sms);
+            hyb("dyn0c8", ldgsts_hyb_kernel<128, STG, 0, 8>, STG, sms);
+            hyb("dyn0c16", ldgsts_hyb_kernel<128, STG, 0, 16>, STG, sms);
+            hyb("static132", ldgsts_hyb_kernel<128, STG, 100, 8>, STG, sms);
+        }
+        row("ref", time_ms([&] { paged_attention(&a, 0); }));
+    }
     return 0;
 }
 
