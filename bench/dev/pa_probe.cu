@@ -313,6 +313,44 @@ __global__ void __launch_bounds__(256) ldgsts_units_kernel(const paged_attention
         *sink = 1;
 }
 
+// The ring of the run-time-claimed kernels below: loads the units next_unit() hands out
+// (-1: none left) STAGES - 1 ahead of the one consumed, then counts this warp's units into
+// ctr[8 + warp] (the host checks that every unit was read once).
+template <int STAGES, int TILE, class Next, class Load>
+__device__ __forceinline__ void claimed_ring(Next &next_unit, Load &load, const unsigned char *ring, int warp, int lane,
+                                             unsigned long long *ctr, int *sink)
+{
+    int issued = 0, consumed = 0;
+    for (int k = 0; k < STAGES - 1; k++) {
+        const long long u = next_unit();
+        if (u >= 0) {
+            load(u, k);
+            issued++;
+        }
+        asm volatile("cp.async.commit_group;\n");
+    }
+    uint32_t x = 0;
+    int st = 0;
+    while (consumed < issued) {
+        const long long u = next_unit();
+        if (u >= 0) {
+            load(u, (st + STAGES - 1) % STAGES);
+            issued++;
+        }
+        asm volatile("cp.async.commit_group;\n");
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
+        __syncwarp();
+        x ^= *reinterpret_cast<const uint32_t *>(ring + st * TILE + lane * 4);
+        __syncwarp();
+        consumed++;
+        st = st == STAGES - 1 ? 0 : st + 1;
+    }
+    if (lane == 0)
+        atomicAdd(&ctr[8 + warp], (unsigned long long)consumed);
+    if (x == 0x12345678u)
+        *sink = 1;
+}
+
 // (a') the same rings, with the units handed out at run time instead of split evenly up
 // front: warp w of every CTA takes chunks of CHUNK units (kv head w's rows) from counter w
 // (a 64-bit counter that only grows; base is where this launch's numbering starts), claiming
@@ -362,35 +400,7 @@ __global__ void __launch_bounds__(256) ldgsts_dyn_kernel(const paged_attention_a
         }
         return p++;
     };
-    int issued = 0, consumed = 0;
-    for (int k = 0; k < STAGES - 1; k++) {
-        long long u = next_unit();
-        if (u >= 0) {
-            load(u, k);
-            issued++;
-        }
-        asm volatile("cp.async.commit_group;\n");
-    }
-    uint32_t x = 0;
-    int st = 0;
-    while (consumed < issued) {
-        long long u = next_unit();
-        if (u >= 0) {
-            load(u, (st + STAGES - 1) % STAGES);
-            issued++;
-        }
-        asm volatile("cp.async.commit_group;\n");
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
-        __syncwarp();
-        x ^= *reinterpret_cast<uint32_t *>(ring + st * 8192 + lane * 4);
-        __syncwarp();
-        consumed++;
-        st = st == STAGES - 1 ? 0 : st + 1;
-    }
-    if (lane == 0)
-        atomicAdd(&ctr[8 + warp], (unsigned long long)consumed); // checked by the host: every unit once
-    if (x == 0x12345678u)
-        *sink = 1;
+    claimed_ring<STAGES, 8192>(next_unit, load, ring, warp, lane, ctr, sink);
 }
 
 // (a'') a static split of the first PCT% of the units, then the rest handed out at run time in
@@ -447,35 +457,7 @@ __global__ void __launch_bounds__(256) ldgsts_hyb_kernel(const paged_attention_a
         }
         return p++;
     };
-    int issued = 0, consumed = 0;
-    for (int s = 0; s < STAGES - 1; s++) {
-        const long long u = next_unit();
-        if (u >= 0) {
-            load(u, s);
-            issued++;
-        }
-        asm volatile("cp.async.commit_group;\n");
-    }
-    uint32_t x = 0;
-    int st = 0;
-    while (consumed < issued) {
-        const long long u = next_unit();
-        if (u >= 0) {
-            load(u, (st + STAGES - 1) % STAGES);
-            issued++;
-        }
-        asm volatile("cp.async.commit_group;\n");
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 1));
-        __syncwarp();
-        x ^= *reinterpret_cast<uint32_t *>(ring + st * TILE + lane * 4);
-        __syncwarp();
-        consumed++;
-        st = st == STAGES - 1 ? 0 : st + 1;
-    }
-    if (lane == 0)
-        atomicAdd(&ctr[8 + warp], (unsigned long long)consumed);
-    if (x == 0x12345678u)
-        *sink = 1;
+    claimed_ring<STAGES, TILE>(next_unit, load, ring, warp, lane, ctr, sink);
 }
 
 // (b) TMA bulk copies: one thread copies a unit's K and V (2 x 32 KB contiguous) into a
