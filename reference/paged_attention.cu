@@ -917,6 +917,8 @@ template <int D> static int launch(const paged_attention_args &a, int log2_bs, c
 extern "C" void paged_attention(const paged_attention_args *args, cudaStream_t stream)
 {
     const paged_attention_args a = *args;
+    if (a.num_seqs <= 0) // nothing to attend to (and no groups for even_grid to divide)
+        return;
     int log2_bs = 0;
     while ((1 << log2_bs) < a.block_size)
         log2_bs++;

@@ -944,6 +944,16 @@ static int all_shapes(const char *tag)
                              {3, 32, 4, 128, 16, 20000}, {6, 64, 4, 128, 16, 7000}, {4, 64, 2, 64, 32, 6000}};
     for (const auto &sh : mixed)
         ok &= run_checked(tag, sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], true, true, ro);
+    { // a batch of no sequences: nothing launched, no error (it once divided by zero choosing the grid)
+        paged_attention_args a{};
+        a.num_heads = 32, a.num_kv_heads = 8, a.head_dim = 128, a.block_size = 16, a.scale = 0.088f;
+        paged_attention(&a, 0);
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaSuccess)
+            e = cudaGetLastError();
+        printf("%-8s %-34s %s\n", tag, "0 sequences", e == cudaSuccess ? "ok" : cudaGetErrorString(e));
+        ok &= e == cudaSuccess;
+    }
     printf("%s: %s\n", tag, ok ? "all outputs within tolerance" : "WRONG: some outputs out of tolerance");
     return ok ? 0 : 1;
 }
