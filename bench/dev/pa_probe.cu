@@ -47,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "cudalab_lab.h"
@@ -715,28 +716,22 @@ static int loads_shape(int S, int H, int KVH, int D, int BS, int T)
                 if (h[8 + w] != (unsigned long long)U)
                     printf("%s: warp %d consumed %llu units, expected %lld\n", nm, w, h[8 + w], U);
         };
-        constexpr int STG = 3;
-        if (D == 64) {
-            hyb("static132", ldgsts_hyb_kernel<64, 4, 100, 8>, 4, sms);
-            hyb("static128", ldgsts_hyb_kernel<64, 4, 100, 8>, 4, 128);
-            hyb("hyb90c4", ldgsts_hyb_kernel<64, 4, 90, 4>, 4, sms);
-            hyb("hyb80c4", ldgsts_hyb_kernel<64, 4, 80, 4>, 4, sms);
-            hyb("hyb80c8", ldgsts_hyb_kernel<64, 4, 80, 8>, 4, sms);
-            hyb("hyb60c8", ldgsts_hyb_kernel<64, 4, 60, 8>, 4, sms);
-            hyb("dyn0c8", ldgsts_hyb_kernel<64, 4, 0, 8>, 4, sms);
-            hyb("dyn0c16", ldgsts_hyb_kernel<64, 4, 0, 16>, 4, sms);
-            hyb("static132", ldgsts_hyb_kernel<64, 4, 100, 8>, 4, sms);
-        } else {
-            hyb("static132", ldgsts_hyb_kernel<128, STG, 100, 8>, STG, sms);
-            hyb("static128", ldgsts_hyb_kernel<128, STG, 100, 8>, STG, 128);
-            hyb("hyb90c4", ldgsts_hyb_kernel<128, STG, 90, 4>, STG, sms);
-            hyb("hyb80c4", ldgsts_hyb_kernel<128, STG, 80, 4>, STG, sms);
-            hyb("hyb80c8", ldgsts_hyb_kernel<128, STG, 80, 8>, STG, sms);
-            hyb("hyb60c8", ldgsts_hyb_kernel<128, STG, 60, 8>, STG, sms);
-            hyb("dyn0c8", ldgsts_hyb_kernel<128, STG, 0, 8>, STG, sms);
-            hyb("dyn0c16", ldgsts_hyb_kernel<128, STG, 0, 16>, STG, sms);
-            hyb("static132", ldgsts_hyb_kernel<128, STG, 100, 8>, STG, sms);
-        }
+        auto hyb_all = [&](auto d, auto stages) { // the same rows at head_dim d (its ring depth)
+            constexpr int DD = decltype(d)::value, ST = decltype(stages)::value;
+            hyb("static132", ldgsts_hyb_kernel<DD, ST, 100, 8>, ST, sms);
+            hyb("static128", ldgsts_hyb_kernel<DD, ST, 100, 8>, ST, 128);
+            hyb("hyb90c4", ldgsts_hyb_kernel<DD, ST, 90, 4>, ST, sms);
+            hyb("hyb80c4", ldgsts_hyb_kernel<DD, ST, 80, 4>, ST, sms);
+            hyb("hyb80c8", ldgsts_hyb_kernel<DD, ST, 80, 8>, ST, sms);
+            hyb("hyb60c8", ldgsts_hyb_kernel<DD, ST, 60, 8>, ST, sms);
+            hyb("dyn0c8", ldgsts_hyb_kernel<DD, ST, 0, 8>, ST, sms);
+            hyb("dyn0c16", ldgsts_hyb_kernel<DD, ST, 0, 16>, ST, sms);
+            hyb("static132", ldgsts_hyb_kernel<DD, ST, 100, 8>, ST, sms);
+        };
+        if (D == 64)
+            hyb_all(std::integral_constant<int, 64>{}, std::integral_constant<int, 4>{});
+        else
+            hyb_all(std::integral_constant<int, 128>{}, std::integral_constant<int, 3>{});
         row("ref", time_ms([&] { paged_attention(&a, 0); }));
     }
     return 0;
